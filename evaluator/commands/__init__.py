@@ -1,0 +1,1 @@
+"""CLI verb groups, one module per track."""
