@@ -1,0 +1,107 @@
+"""The `Problem` record and the registry of all code-track problems.
+
+Why a registry of plain records: the judge, the generator, the importer of the published
+GraphEval36K cases, the reports and the LLM prompts all need the same facts about a problem;
+keeping them in one immutable record per problem means there is exactly one place to fix.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import Checker
+
+CONCEPTS = (
+    "topological sort",
+    "shortest path",
+    "path finding",
+    "cycle detection",
+    "graph traversal",
+    "parent-child relations",
+    "graph construction",
+    "DAG-related calculation",
+    "general graph",
+)
+CATEGORIES = (
+    "sparse",
+    "planar",
+    "regular",
+    "dense",
+    "complete",
+    "small-world",
+    "erdos-renyi",
+    "power-law",
+)
+SUBCATEGORIES = ("connected", "disconnected", "cyclic", "acyclic")
+
+Difficulty = Literal["easy", "medium", "hard"]
+# Build the method's keyword arguments from a generated graph; None = this graph does not fit
+# the problem's input contract (the generator then tries another draw or skips the cell).
+CaseBuilder = Callable[[nx.Graph, random.Random], "dict[str, Any] | None"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything the platform knows about one coding problem."""
+
+    id: str  # upstream folder name, e.g. "lc207"; kept for traceability only
+    title: str
+    statement: str  # our own words, from the spec's Semantics paragraph
+    signature: str  # Python source of the `class Solution` stub
+    method: str  # method name on `Solution`
+    arg_names: tuple[str, ...]
+    concept: str
+    difficulty: Difficulty
+    directed: bool
+    input_contract: str
+    reference: Callable[..., Any]  # pure function taking the method's kwargs
+    checker: Checker
+    build_case: CaseBuilder
+    # dataset field -> argument name, for importing the published cases
+    field_map: Mapping[str, str] = field(default_factory=dict)
+    label_field: str = "labels"
+    # (category, subcategory) cells the generator skips, with the reason, for the docs
+    skipped_cells: Mapping[str, str] = field(default_factory=dict)
+    # "consistent" or the spec's section-3 class for problems whose published labels are wrong
+    label_status: str = "consistent"
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.concept not in CONCEPTS:
+            raise ValueError(f"{self.id}: concept {self.concept!r} not in {CONCEPTS}")
+        if self.difficulty not in ("easy", "medium", "hard"):
+            raise ValueError(f"{self.id}: difficulty {self.difficulty!r}")
+
+
+_REGISTRY: dict[str, Problem] = {}
+
+
+def register(problem: Problem) -> Problem:
+    """Add a problem to the registry; each problem module calls this once at import."""
+    if problem.id in _REGISTRY and _REGISTRY[problem.id] is not problem:
+        raise ValueError(f"duplicate problem id {problem.id}")
+    _REGISTRY[problem.id] = problem
+    return problem
+
+
+def all_problems() -> dict[str, Problem]:
+    """Every registered problem, importing all modules under `evaluator.codetrack.problems`."""
+    import evaluator.codetrack.problems as pkg
+
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
+        importlib.import_module(info.name)
+    return dict(sorted(_REGISTRY.items(), key=lambda kv: int(kv[0][2:]) if kv[0][2:].isdigit() else 0))
+
+
+def get_problem(problem_id: str) -> Problem:
+    problems = all_problems()
+    if problem_id not in problems:
+        raise KeyError(f"unknown problem {problem_id!r}; known: {', '.join(problems)}")
+    return problems[problem_id]

@@ -1,0 +1,1 @@
+"""One module per problem; each calls `register(Problem(...))` at import."""
