@@ -97,7 +97,10 @@ def all_problems() -> dict[str, Problem]:
 
     for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
         importlib.import_module(info.name)
-    return dict(sorted(_REGISTRY.items(), key=lambda kv: int(kv[0][2:]) if kv[0][2:].isdigit() else 0))
+    def numeric(problem_id: str) -> int:
+        return int(problem_id[2:]) if problem_id[2:].isdigit() else 0
+
+    return dict(sorted(_REGISTRY.items(), key=lambda kv: numeric(kv[0])))
 
 
 def get_problem(problem_id: str) -> Problem:
