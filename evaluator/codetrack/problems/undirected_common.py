@@ -1,0 +1,157 @@
+"""Small helpers shared by the undirected problem modules.
+
+Why a shared module: twenty problems turn a generated NetworkX graph into the same few input
+forms (edge lists, rooted parent arrays) and check the same few contract properties (simple
+graph, forest, tree). Keeping those in one place means every problem applies the same rules.
+Nothing here registers a problem.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.problem import CATEGORIES
+
+TYPING_IMPORT = "from typing import List\n\n\n"
+
+
+def relabel(G: nx.Graph) -> nx.Graph:
+    """Copy of `G` as a simple undirected graph on `0..n-1`, without self-loops.
+
+    Generated graphs may carry arbitrary hashable node names; problems speak of `0..n-1`.
+    """
+    try:
+        nodes = sorted(G.nodes())
+    except TypeError:  # mixed node types: any fixed order will do
+        nodes = sorted(G.nodes(), key=repr)
+    mapping = {node: i for i, node in enumerate(nodes)}
+    H = nx.Graph()
+    H.add_nodes_from(range(len(mapping)))
+    H.add_edges_from((mapping[u], mapping[v]) for u, v in G.edges() if u != v)
+    return H
+
+
+def edge_list(G: nx.Graph, rng: random.Random, offset: int = 0) -> list[list[int]]:
+    """The edges of `G` as `[u, v]` lists, shuffled and randomly oriented.
+
+    Shuffling keeps solutions from relying on the generator's edge order.
+    """
+    edges = [[u + offset, v + offset] if rng.random() < 0.5 else [v + offset, u + offset]
+             for u, v in G.edges()]
+    rng.shuffle(edges)
+    return edges
+
+
+def adjacency(n: int, edges: Iterable[Sequence[int]]) -> list[list[int]]:
+    """Neighbour lists of the undirected graph on `0..n-1` (multi-edges kept, loops once)."""
+    adj: list[list[int]] = [[] for _ in range(n)]
+    for u, v in edges:
+        adj[u].append(v)
+        if u != v:
+            adj[v].append(u)
+    return adj
+
+
+class DisjointSets:
+    """Union-find with path halving and union by size."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+        self.size = [1] * n
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> bool:
+        """Merge the sets of `a` and `b`; False when they were already one set."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        if self.size[ra] < self.size[rb]:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.size[ra] += self.size[rb]
+        return True
+
+
+def component_sizes(n: int, edges: Iterable[Sequence[int]]) -> list[int]:
+    """Sizes of the connected components of the graph on `0..n-1`."""
+    sets = DisjointSets(n)
+    for u, v in edges:
+        sets.union(u, v)
+    return [sets.size[x] for x in range(n) if sets.find(x) == x]
+
+
+def bfs_tree(n: int, edges: Iterable[Sequence[int]], root: int) -> tuple[list[int], list[int]]:
+    """(parent, order) of a BFS from `root`; parent[root] = -1, unreached nodes get -2."""
+    adj = adjacency(n, edges)
+    parent = [-2] * n
+    parent[root] = -1
+    order = [root]
+    queue = deque([root])
+    while queue:
+        u = queue.popleft()
+        for v in adj[u]:
+            if parent[v] == -2:
+                parent[v] = u
+                order.append(v)
+                queue.append(v)
+    return parent, order
+
+
+# ----------------------------------------------------------------------------- contract checks
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def ids_in_range(n: Any, edges: Any, low: int = 0) -> bool:
+    """Every edge is a pair of integers in `low..low+n-1`."""
+    if not _is_int(n) or n < 0 or not isinstance(edges, list):
+        return False
+    return all(
+        isinstance(e, list | tuple) and len(e) == 2 and all(_is_int(x) and low <= x < low + n
+                                                             for x in e)
+        for e in edges
+    )
+
+
+def is_simple(n: Any, edges: Any) -> bool:
+    """Node ids in `0..n-1`, no self-loops and no repeated edge in either orientation."""
+    if not ids_in_range(n, edges):
+        return False
+    seen: set[tuple[int, int]] = set()
+    for u, v in edges:
+        key = (min(u, v), max(u, v))
+        if u == v or key in seen:
+            return False
+        seen.add(key)
+    return True
+
+
+def is_forest(n: Any, edges: Any) -> bool:
+    """A simple graph on `0..n-1` without cycles."""
+    if not is_simple(n, edges):
+        return False
+    sets = DisjointSets(n)
+    return all(sets.union(u, v) for u, v in edges)
+
+
+def is_tree(n: Any, edges: Any) -> bool:
+    """A forest on `0..n-1` with exactly one component (n >= 1)."""
+    return n >= 1 and len(edges) == n - 1 and is_forest(n, edges)
+
+
+def skip_subcategories(subcategories: Iterable[str], reason: str) -> dict[str, str]:
+    """`skipped_cells` entries `"<category>/<subcategory>" -> reason` for every category."""
+    return {f"{cat}/{sub}": reason for sub in subcategories for cat in CATEGORIES}

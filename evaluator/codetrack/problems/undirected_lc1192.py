@@ -1,0 +1,118 @@
+"""lc1192: every bridge of a connected network (Tarjan's low-link, iterative)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import set_of_unordered_pairs
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import (
+    TYPING_IMPORT,
+    adjacency,
+    component_sizes,
+    edge_list,
+    is_simple,
+    relabel,
+    skip_subcategories,
+)
+
+STATEMENT = """\
+A network has `n` servers numbered `0` to `n - 1`. `connections[i] = [a, b]` is an undirected
+link between servers `a` and `b`; there is at most one link per pair and no link from a server to
+itself, and every server can reach every other one.
+
+A link is critical when removing it leaves some pair of servers unable to reach each other.
+Return all critical links. Each link may be written as `[a, b]` or `[b, a]`, and the links may be
+listed in any order. Return an empty list when no link is critical.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def criticalConnections(self, n: int, connections: List[List[int]]) -> List[List[int]]:
+        ...
+"""
+
+
+def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Bridges via discovery times and low-links; an explicit stack avoids recursion limits.
+
+    Works on disconnected graphs too (every component is searched), although the contract
+    promises a connected one.
+    """
+    adj = adjacency(n, connections)
+    disc = [-1] * n
+    low = [0] * n
+    bridges: list[list[int]] = []
+    clock = 0
+    for start in range(n):
+        if disc[start] != -1:
+            continue
+        disc[start] = low[start] = clock
+        clock += 1
+        # frame: (node, parent, iterator position); the parent edge is skipped once
+        stack = [(start, -1, 0)]
+        while stack:
+            u, parent, i = stack[-1]
+            if i < len(adj[u]):
+                stack[-1] = (u, parent, i + 1)
+                v = adj[u][i]
+                if v == parent:
+                    continue
+                if disc[v] == -1:
+                    disc[v] = low[v] = clock
+                    clock += 1
+                    stack.append((v, u, 0))
+                else:
+                    low[u] = min(low[u], disc[v])
+            else:
+                stack.pop()
+                if parent != -1:
+                    low[parent] = min(low[parent], low[u])
+                    if low[u] > disc[parent]:
+                        bridges.append([parent, u])
+    return bridges
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """A simple connected graph on `0..n-1`."""
+    n, edges = args["n"], args["connections"]
+    return is_simple(n, edges) and n >= 1 and len(component_sizes(n, edges)) == 1
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    H = relabel(G)
+    if H.number_of_nodes() < 2 or not nx.is_connected(H):
+        return None
+    return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc1192",
+        title="All bridges of a network",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="criticalConnections",
+        arg_names=("n", "connections"),
+        concept="graph traversal",
+        difficulty="hard",
+        directed=False,
+        input_contract="simple connected undirected graph on 0..n-1, n >= 2",
+        reference=critical_connections,
+        checker=set_of_unordered_pairs,
+        build_case=build_case,
+        field_map={"n_list": "n", "numCourse": "n", "graphs": "connections"},
+        skipped_cells=skip_subcategories(
+            ["disconnected"], "the statement promises a connected network"
+        ),
+        label_status=(
+            "label-wrong: on 104 disconnected graphs the labels list only the bridges of node "
+            "n-1's component"
+        ),
+        notes="Disconnected published cases are out of contract; the 887 connected ones agree.",
+    )
+)

@@ -1,0 +1,91 @@
+"""lc1971: is there a path between two nodes of an undirected graph?"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import (
+    TYPING_IMPORT,
+    DisjointSets,
+    edge_list,
+    ids_in_range,
+    relabel,
+)
+
+STATEMENT = """\
+An undirected graph has nodes `0..n-1`; `edges[i] = [u, v]` joins `u` and `v` (an edge may also
+join a node to itself). Return `True` if some path of edges leads from `source` to
+`destination`, and `False` otherwise. Every node reaches itself.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def validPath(self, n: int, edges: List[List[int]], source: int, destination: int) -> bool:
+        ...
+"""
+
+
+def valid_path(n: int, edges: list[list[int]], source: int, destination: int) -> bool:
+    sets = DisjointSets(n)
+    for u, v in edges:
+        sets.union(u, v)
+    return sets.find(source) == sets.find(destination)
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """Ids in `0..n-1` (self-loops allowed, they change nothing); both ends are valid ids."""
+    n = args["n"]
+    return (
+        n >= 1
+        and ids_in_range(n, args["edges"])
+        and all(isinstance(args[k], int) and 0 <= args[k] < n for k in ("source", "destination"))
+    )
+
+
+def adapt_published(args: dict[str, Any]) -> dict[str, Any]:
+    """The published cases ask whether node n-1 is reachable from node 0 (confirmed on every
+    case); the two ends are not stored, so they are added here."""
+    return {**args, "source": 0, "destination": args["n"] - 1}
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Ends are drawn at random; one case in ten asks about a node and itself."""
+    H = relabel(G)
+    n = H.number_of_nodes()
+    if n < 1:
+        return None
+    source = rng.randrange(n)
+    destination = source if n == 1 or rng.random() < 0.1 else rng.randrange(n)
+    return {"n": n, "edges": edge_list(H, rng), "source": source, "destination": destination}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc1971",
+        title="Is there a path between two nodes?",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="validPath",
+        arg_names=("n", "edges", "source", "destination"),
+        concept="path finding",
+        difficulty="easy",
+        directed=False,
+        input_contract="undirected graph on 0..n-1 (self-loops allowed); source, destination "
+        "in 0..n-1",
+        reference=valid_path,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n_list": "n", "graphs": "edges"},
+        label_status="consistent",
+        notes=(
+            "Published cases always ask 0 -> n-1 (added on load). 77 % of their labels are True. "
+            "The folder directed/lc1971 is an upstream artifact and is not used."
+        ),
+    )
+)

@@ -1,0 +1,93 @@
+"""lc2242: the heaviest simple path with exactly three edges (four distinct nodes)."""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import (
+    TYPING_IMPORT,
+    adjacency,
+    edge_list,
+    is_simple,
+    relabel,
+)
+
+STATEMENT = """\
+An undirected graph has nodes `0..n-1`, where `n = len(scores)` and node `i` has score
+`scores[i]`. `edges[i] = [u, v]` joins `u` and `v`; there is at most one edge per pair and no edge
+from a node to itself.
+
+Pick four different nodes `a, b, c, d` such that the edges `a-b`, `b-c` and `c-d` all exist. The
+value of that choice is `scores[a] + scores[b] + scores[c] + scores[d]`. Return the largest value
+of any such choice, or `-1` if there is none.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def maximumScore(self, scores: List[int], edges: List[List[int]]) -> int:
+        ...
+"""
+
+
+def maximum_score(scores: list[int], edges: list[list[int]]) -> int:
+    """Fix the middle edge b-c. The best end a is among b's three highest-scored neighbours
+    (at most two of them are c or d), likewise for d; so 9 combinations per edge suffice."""
+    adj = adjacency(len(scores), edges)
+    top = [heapq.nlargest(3, nbrs, key=scores.__getitem__) for nbrs in adj]
+    best = -1
+    for b, c in edges:
+        for a in top[b]:
+            if a == c:
+                continue
+            for d in top[c]:
+                if d != a and d != b:
+                    best = max(best, scores[a] + scores[b] + scores[c] + scores[d])
+    return best
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """A simple graph on `0..len(scores)-1`, at least four nodes, integer scores."""
+    scores = args["scores"]
+    return (
+        len(scores) >= 4
+        and all(isinstance(s, int) for s in scores)
+        and is_simple(len(scores), args["edges"])
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    H = relabel(G)
+    n = H.number_of_nodes()
+    if n < 4:
+        return None
+    scores = [rng.randint(1, 100) for _ in range(n)]
+    return {"scores": scores, "edges": edge_list(H, rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2242",
+        title="Heaviest path on four distinct nodes",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="maximumScore",
+        arg_names=("scores", "edges"),
+        concept="general graph",
+        difficulty="hard",
+        directed=False,
+        input_contract="simple undirected graph on 0..len(scores)-1, len(scores) >= 4; "
+        "integer scores",
+        reference=maximum_score,
+        checker=exact,
+        build_case=build_case,
+        field_map={"scores": "scores", "graphs": "edges"},
+        label_status="consistent",
+    )
+)
