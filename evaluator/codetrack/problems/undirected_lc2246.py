@@ -1,0 +1,132 @@
+"""lc2246: the longest tree path on which neighbouring nodes carry different letters."""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import (
+    TYPING_IMPORT,
+    bfs_tree,
+    relabel,
+    skip_subcategories,
+)
+
+STATEMENT = """\
+A tree has nodes `0..n-1` and is rooted at node `0`. It is given as `parent`, a list of length
+`n` where `parent[0] = -1` and, for `i >= 1`, `parent[i]` is the parent of node `i`. Node `i`
+carries the lowercase letter `s[i]`.
+
+Return the number of nodes on the longest path in the tree (no node visited twice) on which every
+two consecutive nodes carry different letters. A single node is such a path, of length 1.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def longestPath(self, parent: List[int], s: str) -> int:
+        ...
+"""
+
+
+def longest_path(parent: list[int], s: str) -> int:
+    """Post-order over the tree: each node keeps its longest downward chain through children
+    with a different letter, and the best path bends at the node with its two longest chains.
+    Only nodes reachable from the root through child links are visited."""
+    n = len(parent)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for i in range(1, n):
+        if 0 <= parent[i] < n:
+            children[parent[i]].append(i)
+    order, seen, stack = [], {0}, [0]
+    while stack:
+        u = stack.pop()
+        order.append(u)
+        for c in children[u]:
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    chain = [1] * n
+    best = 1
+    for u in reversed(order):
+        first = second = 0
+        for c in children[u]:
+            if c in seen and s[c] != s[u]:
+                if chain[c] > first:
+                    first, second = chain[c], first
+                elif chain[c] > second:
+                    second = chain[c]
+        chain[u] = 1 + first
+        best = max(best, 1 + first + second)
+    return best
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """`parent` is a tree rooted at 0 (every parent chain ends at 0) and `s` has one lowercase
+    letter per node."""
+    parent, s = args["parent"], args["s"]
+    n = len(parent)
+    if n < 1 or len(s) != n or parent[0] != -1 or not all(c in string.ascii_lowercase for c in s):
+        return False
+    if not all(isinstance(p, int) and 0 <= p < n for p in parent[1:]):
+        return False
+    # depth-by-memo walk; a chain longer than n nodes means a cycle
+    state = [0] * n  # 0 unknown, 1 reaches the root
+    state[0] = 1
+    for i in range(1, n):
+        path = []
+        u = i
+        while state[u] == 0 and len(path) <= n:
+            path.append(u)
+            u = parent[u]
+        if state[u] != 1:
+            return False
+        for v in path:
+            state[v] = 1
+    return True
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Trees only. Small alphabets are common so that equal neighbours actually occur."""
+    H = relabel(G)
+    n = H.number_of_nodes()
+    if n < 1 or not nx.is_tree(H):
+        return None
+    parent, _ = bfs_tree(n, H.edges(), 0)
+    letters = string.ascii_lowercase[: rng.choice((2, 3, 4, 26))]
+    return {"parent": parent, "s": "".join(rng.choice(letters) for _ in range(n))}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2246",
+        title="Longest path in a tree where neighbours carry different letters",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="longestPath",
+        arg_names=("parent", "s"),
+        concept="parent-child relations",
+        difficulty="hard",
+        directed=False,
+        input_contract="parent array of a tree on 0..n-1 rooted at 0 (parent[0] = -1); "
+        "len(s) == n, lowercase letters",
+        reference=longest_path,
+        checker=exact,
+        build_case=build_case,
+        field_map={"graphs": "parent", "s": "s"},
+        label_field="label",
+        skipped_cells=skip_subcategories(
+            ["cyclic", "disconnected"], "the input must be a single tree"
+        ),
+        label_status=(
+            "label-wrong: 702 published parent arrays are not trees; their labels consider only "
+            "node 0's component"
+        ),
+        notes="Only the 98 valid trees (all in dense) are in contract; regenerate the rest.",
+    )
+)
