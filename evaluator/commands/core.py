@@ -1,0 +1,220 @@
+"""Core verbs: keys, check, encrypt, evaluate, leaderboard, competition, demo.
+
+This contract is what participants, maintainers and workflows rely on: extend it, never rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from evaluator import envelope, keys
+from evaluator.errors import ConfigError, Rejection
+from evaluator.ledger import Ledger
+from evaluator.metadata import Metadata, dump_metadata
+from evaluator.paths import competitions_dir, default_ledger, default_public_key
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("keys", help="manage key pairs")
+    ks = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    k = ks.add_parser("init", help="create private.pem (0600) and public.pem; print the kid")
+    k.add_argument("--out", type=Path, required=True, help="directory to write the pair into")
+    k.add_argument("--bits", type=int, default=4096)
+    k.set_defaults(func=cmd_keys_init)
+    k = ks.add_parser("kid", help="print the kid (RFC 7638 thumbprint) of a public key")
+    k.add_argument("public_key", type=Path)
+    k.set_defaults(func=cmd_keys_kid)
+
+    p = sub.add_parser("check", help="validate a predictions CSV (no key needed)")
+    p.add_argument("--competition", type=Path, required=True, help="competitions/SLUG")
+    p.add_argument("predictions", type=Path)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("encrypt", help="check, then encrypt predictions and write metadata.json")
+    p.add_argument("--competition", type=Path, required=True)
+    p.add_argument("--participant", required=True, help="your GitHub login")
+    p.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
+    p.add_argument("-o", "--output", type=Path, default=Path("predictions.csv.enc"))
+    p.add_argument("--entrant", default="human",
+                   choices=["human", "llm-api", "llm-agent", "baseline"])
+    p.add_argument("--method", required=True, help="short description, e.g. '2-layer GCN'")
+    p.add_argument("--model", default="", help="LLM model id (LLM entrants)")
+    p.add_argument("--team", default="")
+    p.add_argument("--hardware", default="")
+    p.add_argument("--training-time-minutes", type=float)
+    p.add_argument("--tuning-runs", type=int)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--gnn-only", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--notes", default="")
+    p.add_argument("predictions", type=Path)
+    p.set_defaults(func=cmd_encrypt)
+
+    p = sub.add_parser("evaluate", help="decrypt, validate and score a submission folder")
+    p.add_argument("--competition", type=Path, required=True)
+    p.add_argument("--submission", type=Path, required=True,
+                   help="folder with predictions.csv.enc and metadata.json")
+    p.add_argument("--participant", required=True)
+    p.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable for rotation); default: $GNNCB_PRIVATE_KEY")
+    p.add_argument("--ledger", type=Path, help="append the accepted row to this ledger")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("leaderboard", help="render leaderboards from the ledger")
+    ls = p.add_subparsers(dest="lb_command", metavar="ACTION", required=True)
+    r = ls.add_parser("render", help="write leaderboard/<slug>.md and leaderboard/README.md")
+    r.add_argument("--ledger", type=Path)
+    r.add_argument("--out", type=Path)
+    r.add_argument("--competitions", type=Path, help="default: competitions/")
+    r.set_defaults(func=cmd_leaderboard_render)
+
+    p = sub.add_parser("competition", help="maintain competition folders")
+    cs = p.add_subparsers(dest="comp_command", metavar="ACTION", required=True)
+    lint = cs.add_parser("lint", help="check a competition folder for defects")
+    lint.add_argument("folders", type=Path, nargs="+")
+    lint.add_argument("--private-key", type=Path, action="append",
+                      help="also decrypt hidden labels to check them against public files")
+    lint.set_defaults(func=cmd_competition_lint)
+
+    p = sub.add_parser("demo", help="end-to-end demo on real data shipped with scikit-learn")
+    p.add_argument("--workdir", type=Path)
+    p.set_defaults(func=cmd_demo)
+
+
+def cmd_keys_init(args: argparse.Namespace) -> int:
+    kid = keys.generate(args.out, bits=args.bits)
+    print(f"wrote {args.out / 'private.pem'} (mode 0600, keep it secret) and "
+          f"{args.out / 'public.pem'}")
+    print(f"kid: {kid}")
+    return 0
+
+
+def cmd_keys_kid(args: argparse.Namespace) -> int:
+    print(keys.thumbprint(keys.load_public_key(args.public_key.read_bytes(),
+                                               source=str(args.public_key))))
+    return 0
+
+
+def _read_predictions(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+
+
+def _check(competition: Path, predictions: Path) -> tuple[Any, int]:
+    from evaluator.spec import load_spec
+    from evaluator.validate import all_ids, competition_ids, validate_predictions
+
+    spec = load_spec(competition)
+    ids = all_ids(competition_ids(competition, spec))
+    data = _read_predictions(predictions)
+    table = validate_predictions(data, spec, ids, filename=str(predictions))
+    return spec, len(table)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    spec, n = _check(args.competition, args.predictions)
+    print(f"OK: {args.predictions} is a valid submission for {spec.slug} v{spec.version} "
+          f"({n} rows, every test id exactly once)")
+    return 0
+
+
+def cmd_encrypt(args: argparse.Namespace) -> int:
+    spec, n = _check(args.competition, args.predictions)
+    meta = Metadata(
+        participant=args.participant, team=args.team, entrant=args.entrant,
+        method=args.method, model=args.model, hardware=args.hardware,
+        training_time_minutes=args.training_time_minutes, tuning_runs=args.tuning_runs,
+        seed=args.seed, gnn_only=args.gnn_only, notes=args.notes)
+    key_path = args.public_key or default_public_key()
+    try:
+        public = keys.load_public_key(key_path.read_bytes(), source=str(key_path))
+    except OSError as err:
+        raise ConfigError(f"{key_path}: cannot read public key: {err.strerror}") from None
+    sealed = envelope.seal(_read_predictions(args.predictions), public,
+                           envelope.prediction_claims(spec.slug, spec.version,
+                                                      args.participant.lower()))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_bytes(sealed)
+    meta_path = args.output.parent / "metadata.json"
+    meta_path.write_text(dump_metadata(meta), encoding="utf-8")
+    print(f"checked {n} rows; wrote {args.output} (kid {keys.thumbprint(public)}) and {meta_path}")
+    print(f"next: copy both into competitions/{spec.slug}/submissions/{args.participant}/ "
+          "and open a pull request")
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from evaluator.pipeline import evaluate_dir
+
+    private = keys.private_keys_from(args.private_key)
+    ledger = Ledger(args.ledger) if args.ledger else None
+    try:
+        outcome = evaluate_dir(args.competition, args.submission, participant=args.participant,
+                               keys=private, ledger=ledger)
+    except Rejection as err:
+        if args.json:
+            print(json.dumps({"accepted": False, "code": err.code, "reason": str(err)}))
+        else:
+            print(f"rejected: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"accepted": True, "duplicate": outcome.duplicate,
+                          "slug": outcome.slug, "participant": outcome.participant,
+                          "scores": outcome.scores,
+                          "digest": outcome.row["digest"] if outcome.row else None,
+                          "remaining_version": outcome.remaining_version,
+                          "remaining_today": outcome.remaining_today}, sort_keys=True))
+        return 0
+    note = " (already scored; nothing new recorded)" if outcome.duplicate else ""
+    print(f"accepted: {outcome.participant} on {outcome.slug}{note}")
+    for name, value in outcome.scores.items():
+        print(f"  {name}: {value:.6f}")
+    if ledger and not outcome.duplicate:
+        print(f"recorded in {args.ledger}")
+    return 0
+
+
+def load_all_specs(root: Path) -> list[Any]:
+    from evaluator.spec import load_spec
+
+    return [load_spec(p.parent) for p in sorted(root.glob("*/competition.yaml"))]
+
+
+def cmd_leaderboard_render(args: argparse.Namespace) -> int:
+    from evaluator.render import write_leaderboards
+
+    ledger_path = args.ledger or default_ledger()
+    out = args.out or ledger_path.parent
+    specs = load_all_specs(args.competitions or competitions_dir())
+    for path in write_leaderboards(specs, Ledger(ledger_path).rows(), out):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_competition_lint(args: argparse.Namespace) -> int:
+    from evaluator.lint import lint_competition
+
+    private = keys.private_keys_from(args.private_key) if args.private_key else None
+    failed = 0
+    for folder in args.folders:
+        problems = lint_competition(folder, private_keys=private)
+        if problems:
+            failed += 1
+            print(f"{folder}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{folder}: OK")
+    return 1 if failed else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from evaluator.demo import run_demo
+
+    return run_demo(args.workdir)

@@ -1,0 +1,159 @@
+"""The submission envelope: JWE compact serialization (RFC 7516), RSA-OAEP-256 + A256GCM.
+
+Why JWE and not a home-made format: any JOSE library in any language can make a valid file, so
+participants never need our package; GCM authenticates the protected header, so the claims
+(competition, version, participant, purpose) cannot be altered, and a ciphertext copied from
+another participant's public pull request fails the participant check instead of copying a score.
+Only these primitives come from `cryptography`; the compact framing is a few lines and is tested
+against two independent JOSE implementations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from evaluator.errors import ConfigError, Rejection
+from evaluator.keys import b64url, b64url_decode, thumbprint
+
+ALG = "RSA-OAEP-256"
+ENC = "A256GCM"
+PURPOSE_PREDICTIONS = "predictions"
+PURPOSE_LABELS = "hidden-labels"
+# A header bigger than this is not a header we made; refuse before parsing JSON.
+MAX_HEADER_BYTES = 4096
+_OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+
+
+@dataclass(frozen=True)
+class Opened:
+    plaintext: bytes
+    header: dict[str, Any]
+    digest: str  # sha256 of the compact serialization: the submission's identity in the ledger
+
+
+def digest(compact: bytes) -> str:
+    return hashlib.sha256(compact.strip()).hexdigest()
+
+
+def seal(plaintext: bytes, public_key: rsa.RSAPublicKey, claims: Mapping[str, Any]) -> bytes:
+    """Encrypt to the compact form; `claims` go into the authenticated protected header."""
+    reserved = {"alg", "enc", "kid", "zip", "crit"} & set(claims)
+    if reserved:
+        raise ValueError(f"claims may not set {sorted(reserved)}")
+    header = {"alg": ALG, "enc": ENC, "kid": thumbprint(public_key), **claims}
+    header_b64 = b64url(json.dumps(header, separators=(",", ":"), sort_keys=True).encode())
+    cek, iv = os.urandom(32), os.urandom(12)
+    sealed = AESGCM(cek).encrypt(iv, plaintext, header_b64.encode("ascii"))
+    ciphertext, tag = sealed[:-16], sealed[-16:]
+    parts = [header_b64, b64url(public_key.encrypt(cek, _OAEP)), b64url(iv),
+             b64url(ciphertext), b64url(tag)]
+    return ".".join(parts).encode("ascii")
+
+
+def read_header(compact: bytes) -> dict[str, Any]:
+    """The protected header, unauthenticated (for routing only, e.g. picking the key)."""
+    text = _ascii(compact)
+    parts = text.split(".")
+    if len(parts) != 5:
+        raise Rejection(
+            f"not a JWE compact serialization: expected 5 dot-separated parts, found {len(parts)}"
+            + (" (this looks like a plaintext CSV: run `gnncb encrypt` first)"
+               if "," in text[:200] else ""), code="malformed-envelope")
+    if len(parts[0]) > MAX_HEADER_BYTES:
+        raise Rejection("JWE protected header is too large", code="malformed-envelope")
+    try:
+        header = json.loads(b64url_decode(parts[0]))
+    except (ValueError, UnicodeDecodeError):
+        raise Rejection("JWE protected header is not base64url-encoded JSON",
+                        code="malformed-envelope") from None
+    if not isinstance(header, dict):
+        raise Rejection("JWE protected header is not a JSON object", code="malformed-envelope")
+    return header
+
+
+def _ascii(compact: bytes) -> str:
+    if not compact.strip():
+        raise Rejection("the encrypted file is empty", code="empty")
+    try:
+        return compact.strip().decode("ascii")
+    except UnicodeDecodeError:
+        raise Rejection("not a JWE compact serialization: the file contains non-ASCII bytes",
+                        code="malformed-envelope") from None
+
+
+def open_envelope(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
+                  expected: Mapping[str, Any]) -> Opened:
+    """Decrypt and authenticate; every `expected` claim must equal the header's value.
+
+    Claims are compared only after GCM has authenticated the header, so a failure message never
+    confirms anything about a forged header.
+    """
+    header = read_header(compact)
+    if header.get("alg") != ALG or header.get("enc") != ENC:
+        raise Rejection(f"unsupported JWE algorithms alg={header.get('alg')!r} "
+                        f"enc={header.get('enc')!r}; use alg={ALG} enc={ENC}",
+                        code="malformed-envelope")
+    if "zip" in header or "crit" in header:
+        raise Rejection("JWE header must not use 'zip' or 'crit'", code="malformed-envelope")
+    kid = header.get("kid")
+    if kid not in private_keys:
+        raise Rejection(f"encrypted for key {kid!r}, which this competition does not hold; "
+                        f"encrypt with the public key in keys/ (kid {', '.join(private_keys)})",
+                        code="wrong-key")
+    header_b64, ek_b64, iv_b64, ct_b64, tag_b64 = _ascii(compact).split(".")
+    try:
+        ek, iv, ct, tag = (b64url_decode(p) for p in (ek_b64, iv_b64, ct_b64, tag_b64))
+    except ValueError:
+        raise Rejection("JWE part is not base64url", code="malformed-envelope") from None
+    if len(iv) != 12 or len(tag) != 16:
+        raise Rejection("JWE IV or tag has the wrong length for A256GCM",
+                        code="malformed-envelope")
+    try:
+        cek = private_keys[kid].decrypt(ek, _OAEP)
+    except ValueError:
+        raise Rejection("cannot decrypt: the key wrap does not match this key "
+                        "(wrong key or tampered file)", code="wrong-key") from None
+    if len(cek) != 32:
+        raise Rejection("cannot decrypt: wrapped content key is not 256 bits",
+                        code="malformed-envelope")
+    try:
+        plaintext = AESGCM(cek).decrypt(iv, ct + tag, header_b64.encode("ascii"))
+    except InvalidTag:
+        raise Rejection("cannot decrypt: authentication failed (file truncated or tampered)",
+                        code="tampered") from None
+    for name, want in expected.items():
+        got = header.get(name)
+        if got != want:
+            raise Rejection(f"envelope claim {name!r} is {got!r}, expected {want!r}; "
+                            "encrypt again with the right --participant/--competition",
+                            code="claim-mismatch")
+    return Opened(plaintext=plaintext, header=header, digest=digest(compact))
+
+
+def prediction_claims(slug: str, version: int, participant: str) -> dict[str, Any]:
+    return {"purpose": PURPOSE_PREDICTIONS, "competition": slug,
+            "competition_version": version, "participant": participant}
+
+
+def label_claims(slug: str, version: int, split: str) -> dict[str, Any]:
+    return {"purpose": PURPOSE_LABELS, "competition": slug,
+            "competition_version": version, "split": split}
+
+
+def open_labels(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
+                slug: str, version: int, split: str, *, source: str) -> bytes:
+    """Hidden labels use the same envelope; a failure is the platform's fault (exit 2)."""
+    try:
+        return open_envelope(compact, private_keys, label_claims(slug, version, split)).plaintext
+    except Rejection as err:
+        raise ConfigError(f"{source}: cannot open hidden labels: {err}") from None

@@ -1,0 +1,104 @@
+"""`metadata.json`: what a submission declares about itself.
+
+Why validated: GNN-CB asked participants to document runtime, hardware and tuning runs, but
+nothing checked the file, so reports could not rely on it. Identity is never taken from here:
+the participant field must equal the authenticated identity (PR author / envelope claim).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from evaluator.errors import Rejection
+
+# GitHub login rules: alphanumerics and single hyphens, not at the ends, at most 39 characters.
+LOGIN_RE = r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$"
+ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
+MAX_METADATA_BYTES = 64 * 1024
+
+Text = Annotated[str, Field(max_length=200)]
+
+
+def check_login(value: str) -> str:
+    """GitHub's login rules (pydantic's Rust regex has no look-ahead, so `re` does it)."""
+    if not re.fullmatch(LOGIN_RE, value):
+        raise ValueError(f"{value!r} is not a GitHub login (letters, digits, single inner "
+                         "hyphens, at most 39 characters)")
+    return value
+
+
+Login = Annotated[str, AfterValidator(check_login)]
+
+
+class LLMRun(BaseModel):
+    """Facts recorded by the LLM track about how the predictions were produced."""
+
+    model_config = ConfigDict(extra="forbid")
+    provider: Text = ""
+    repair_depth: Annotated[int, Field(ge=0, le=100)] = 0
+    tokens_in: Annotated[int, Field(ge=0)] = 0
+    tokens_out: Annotated[int, Field(ge=0)] = 0
+    prompt_hash: Annotated[str, Field(max_length=128)] = ""
+    prompt_variant: Text = ""
+    campaign: Text = ""
+
+
+class Metadata(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    participant: Login
+    team: Text = ""
+    entrant: Literal["human", "llm-api", "llm-agent", "baseline"] = "human"
+    method: Annotated[str, Field(min_length=1, max_length=200)]
+    model: Text = ""  # LLM model id when the entrant is an LLM
+    hardware: Text = ""
+    training_time_minutes: Annotated[float, Field(ge=0)] | None = None
+    tuning_runs: Annotated[int, Field(ge=0)] | None = None
+    seed: int | None = None
+    gnn_only: bool | None = None
+    notes: Annotated[str, Field(max_length=2000)] = ""
+    llm: LLMRun | None = None
+
+    @model_validator(mode="after")
+    def _llm_needs_model(self) -> Metadata:
+        if self.entrant.startswith("llm") and not self.model:
+            raise ValueError(f"entrant {self.entrant!r} needs 'model' (the LLM model id)")
+        return self
+
+
+def parse_metadata(data: bytes, *, filename: str = "metadata.json") -> Metadata:
+    if not data.strip():
+        raise Rejection(f"{filename} is empty; `gnncb encrypt` writes it for you",
+                        code="invalid-metadata")
+    if len(data) > MAX_METADATA_BYTES:
+        raise Rejection(f"{filename} is larger than {MAX_METADATA_BYTES} bytes",
+                        code="invalid-metadata")
+    try:
+        raw = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise Rejection(f"{filename} is not valid JSON: {err}", code="invalid-metadata") from None
+    if not isinstance(raw, dict):
+        raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
+    try:
+        return Metadata.model_validate(raw)
+    except ValidationError as err:
+        problems = "\n".join(
+            f"  - {'.'.join(map(str, e['loc'])) or '(top level)'}: "
+            f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
+        raise Rejection(f"{filename} does not match the metadata schema:\n{problems}",
+                        code="invalid-metadata") from None
+
+
+def dump_metadata(meta: Metadata) -> str:
+    return json.dumps(meta.model_dump(exclude_none=True), indent=2, sort_keys=True) + "\n"

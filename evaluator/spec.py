@@ -1,0 +1,259 @@
+"""`competition.yaml`: the one declarative description of a competition.
+
+Why a strict schema: the GNN-CB repositories encoded task, metric and file layout in ad-hoc
+scripts per repository, so every change meant hand repair. Here a competition is data plus this
+spec; the evaluator, the linter, the README template and the LLM prompt all read the same model,
+and a bad spec fails at load time with the field path and what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evaluator.errors import ConfigError
+
+SLUG_RE = r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$"
+NAME_RE = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+TASKS = (
+    "node-classification",
+    "edge-classification",
+    "link-prediction",
+    "graph-classification",
+    "graph-regression",
+    "node-regression",
+)
+CATEGORIES = (
+    "homogeneous",
+    "heterogeneous",
+    "temporal",
+    "spatial",
+    "hierarchical",
+    "molecular",
+    "generalization",
+)
+METRIC_FNS = ("macro_f1", "f1", "accuracy", "roc_auc", "mae", "nmae")
+HIGHER_IS_BETTER = {"macro_f1": True, "f1": True, "accuracy": True, "roc_auc": True,
+                    "mae": False, "nmae": False}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Target(_Strict):
+    """One predicted column. `class` = a label from `classes`; `probability` = a score in
+    [0, 1] (for ROC-AUC); `real` = any finite number (regression)."""
+
+    name: Annotated[str, Field(pattern=NAME_RE)]
+    type: Literal["class", "probability", "real"]
+    classes: list[int] | list[str] | None = None
+    positive_class: int | str | None = None  # what binary F1 and ROC-AUC call "positive"
+
+    @model_validator(mode="after")
+    def _classes_match_type(self) -> Target:
+        if self.type == "class":
+            if not self.classes or len(self.classes) < 2:
+                raise ValueError("a 'class' target needs 'classes' with at least two values")
+            if len(set(map(str, self.classes))) != len(self.classes):
+                raise ValueError("'classes' has duplicate values")
+        elif self.classes is not None:
+            raise ValueError(f"'classes' is only allowed on 'class' targets, not {self.type!r}")
+        return self
+
+
+class Split(_Strict):
+    """A hidden evaluation set: public ids (what to predict) + encrypted labels."""
+
+    ids: str  # path relative to the competition folder, CSV with the id column
+    labels: str  # path to the JWE of the labels CSV (id column + targets)
+
+
+class Metric(_Strict):
+    fn: Literal["macro_f1", "f1", "accuracy", "roc_auc", "mae", "nmae"]
+    split: str
+    target: str | None = None  # defaults to the only target; nmae uses all real targets
+    description: str = ""
+
+
+class Derived(_Strict):
+    """A score computed from other scores, e.g. robustness_gap = f1_ideal - f1_perturbed."""
+
+    op: Literal["subtract", "mean"]
+    of: Annotated[list[str], Field(min_length=2)]
+    higher_is_better: bool
+    description: str = ""
+
+
+class RankKey(_Strict):
+    score: str
+    order: Literal["asc", "desc"]
+
+
+class Limits(_Strict):
+    per_version: Annotated[int, Field(ge=1)] = 5
+    per_day: Annotated[int, Field(ge=1)] = 2
+
+
+class Submission(_Strict):
+    file: str = "predictions.csv"
+    max_bytes: Annotated[int, Field(ge=100, le=500_000_000)] = 20_000_000
+    limits: Limits = Limits()
+
+
+class Rules(_Strict):
+    gnn_only: bool = True
+    seed: int = 25
+    cpu_hours: Annotated[float, Field(gt=0)] = 3
+    max_tuning_runs: Annotated[int, Field(ge=0)] = 5
+    final_submissions_per_version: Annotated[int, Field(ge=1)] = 1
+
+
+class Source(_Strict):
+    name: str
+    url: str = ""
+    license: str
+    citation: str
+
+
+class HumanReference(_Strict):
+    top: float | None = None
+    mean: float | None = None
+    note: str = ""
+
+
+class CompetitionSpec(_Strict):
+    slug: Annotated[str, Field(pattern=SLUG_RE)]
+    version: Annotated[int, Field(ge=1)]
+    title: Annotated[str, Field(min_length=3, max_length=200)]
+    summary: str = ""
+    replicates: str = ""  # e.g. "C12 GNN-CoRA"
+    task: Literal[
+        "node-classification",
+        "edge-classification",
+        "link-prediction",
+        "graph-classification",
+        "graph-regression",
+        "node-regression",
+    ]
+    category: Literal[
+        "homogeneous",
+        "heterogeneous",
+        "temporal",
+        "spatial",
+        "hierarchical",
+        "molecular",
+        "generalization",
+    ]
+    difficulty: Literal["easy", "medium", "hard"]
+    domain: str
+    id_column: Annotated[str, Field(pattern=NAME_RE)] = "id"
+    targets: Annotated[list[Target], Field(min_length=1)]
+    splits: Annotated[dict[str, Split], Field(min_length=1)]
+    metrics: Annotated[dict[str, Metric], Field(min_length=1)]
+    derived: dict[str, Derived] = {}
+    rank_by: Annotated[list[RankKey], Field(min_length=1)]
+    submission: Submission = Submission()
+    rules: Rules = Rules()
+    source: Source | None = None
+    human_reference: HumanReference | None = None
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> CompetitionSpec:
+        target_names = [t.name for t in self.targets]
+        if len(set(target_names)) != len(target_names):
+            raise ValueError("targets: duplicate target names")
+        if self.id_column in target_names:
+            raise ValueError(f"targets: {self.id_column!r} is the id column, not a target")
+        for name in self.splits:
+            if not re.match(NAME_RE, name):
+                raise ValueError(f"splits: {name!r} is not a valid split name ({NAME_RE})")
+        for name, metric in self.metrics.items():
+            where = f"metrics.{name}"
+            if metric.split not in self.splits:
+                raise ValueError(f"{where}.split: unknown split {metric.split!r}; "
+                                 f"splits are {sorted(self.splits)}")
+            if metric.target is not None and metric.target not in target_names:
+                raise ValueError(f"{where}.target: unknown target {metric.target!r}")
+            if metric.fn != "nmae":
+                target = self.target_for(metric)
+                need = {"macro_f1": "class", "f1": "class", "accuracy": "class",
+                        "roc_auc": "probability", "mae": "real"}[metric.fn]
+                if target.type != need:
+                    raise ValueError(f"{where}: {metric.fn} needs a {need!r} target, "
+                                     f"{target.name!r} is {target.type!r}")
+                if metric.fn in ("f1", "roc_auc") and target.type == "class" and (
+                        len(target.classes or []) != 2):
+                    raise ValueError(f"{where}: binary {metric.fn} needs exactly 2 classes")
+            elif not [t for t in self.targets if t.type == "real"]:
+                raise ValueError(f"{where}: nmae needs at least one 'real' target")
+        known = set(self.metrics)
+        for name, derived in self.derived.items():
+            if name in known:
+                raise ValueError(f"derived.{name}: the name is already a metric")
+            for ref in derived.of:
+                if ref not in known:
+                    raise ValueError(f"derived.{name}.of: unknown score {ref!r}")
+            known.add(name)
+        for i, key in enumerate(self.rank_by):
+            if key.score not in known:
+                raise ValueError(f"rank_by[{i}].score: unknown score {key.score!r}; "
+                                 f"known scores are {sorted(known)}")
+        return self
+
+    def target_for(self, metric: Metric) -> Target:
+        """The target a metric reads: the named one, else the only one."""
+        if metric.target is not None:
+            return next(t for t in self.targets if t.name == metric.target)
+        if len(self.targets) != 1:
+            raise ValueError(f"metric on {metric.split!r} must name a target "
+                             f"(there are {len(self.targets)})")
+        return self.targets[0]
+
+    def higher_is_better(self, score: str) -> bool:
+        if score in self.metrics:
+            return HIGHER_IS_BETTER[self.metrics[score].fn]
+        return self.derived[score].higher_is_better
+
+    @property
+    def primary_score(self) -> str:
+        return self.rank_by[0].score
+
+
+def _format_errors(err: ValidationError) -> str:
+    lines = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"].removeprefix("Value error, ")
+        lines.append(f"  - {loc}: {msg}")
+    return "\n".join(lines)
+
+
+def parse_spec(text: str, *, source: str = "competition.yaml") -> CompetitionSpec:
+    """Parse and validate a spec; errors name the file and every bad field path."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{source}: not valid YAML: {err}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: expected a mapping at the top level")
+    try:
+        return CompetitionSpec.model_validate(raw)
+    except ValidationError as err:
+        raise ConfigError(f"{source}: invalid competition spec:\n{_format_errors(err)}") from None
+
+
+def load_spec(competition_dir: Path) -> CompetitionSpec:
+    """Load `competition.yaml` from a competition folder and check its slug matches the folder."""
+    path = Path(competition_dir) / "competition.yaml"
+    if not path.is_file():
+        raise ConfigError(f"{path}: not found; is {competition_dir} a competition folder?")
+    spec = parse_spec(path.read_text(encoding="utf-8"), source=str(path))
+    if spec.slug != Path(competition_dir).resolve().name:
+        raise ConfigError(f"{path}: slug {spec.slug!r} does not match the folder name "
+                          f"{Path(competition_dir).resolve().name!r}")
+    return spec
