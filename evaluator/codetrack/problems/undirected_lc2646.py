@@ -1,0 +1,125 @@
+"""lc2646: the cheapest set of trips after halving prices of non-adjacent nodes."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import (
+    TYPING_IMPORT,
+    bfs_tree,
+    edge_list,
+    is_tree,
+    relabel,
+    skip_subcategories,
+)
+
+STATEMENT = """\
+A tree has nodes `0..n-1`; `edges[i] = [a, b]` joins `a` and `b`, and node `i` has the
+non-negative integer price `price[i]`. Each trip `trips[j] = [s, t]` travels along the unique path
+from `s` to `t` and costs the sum of the prices of all nodes on that path, both ends included (if
+`s == t` it costs `price[s]`).
+
+Before any trip you may choose a set of nodes, no two of them joined by an edge, and halve their
+prices. A halved price is rounded up: price `p` becomes `p - p // 2`. Return the smallest possible
+total cost of all trips.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def minimumTotalPrice(self, n: int, edges: List[List[int]], price: List[int],
+                          trips: List[List[int]]) -> int:
+        ...
+"""
+
+
+def minimum_total_price(
+    n: int, edges: list[list[int]], price: list[int], trips: list[list[int]]
+) -> int:
+    """Count how often each node is used by the trips (walking both ends up to their meeting
+    point), then choose the halved set by an independent-set DP over the rooted tree."""
+    parent, order = bfs_tree(n, edges, 0)
+    depth = [0] * n
+    for u in order[1:]:
+        depth[u] = depth[parent[u]] + 1
+    uses = [0] * n
+    for s, t in trips:
+        while depth[s] > depth[t]:
+            uses[s] += 1
+            s = parent[s]
+        while depth[t] > depth[s]:
+            uses[t] += 1
+            t = parent[t]
+        while s != t:
+            uses[s] += 1
+            uses[t] += 1
+            s, t = parent[s], parent[t]
+        uses[s] += 1
+    full = [uses[u] * price[u] for u in range(n)]
+    half = [uses[u] * (price[u] - price[u] // 2) for u in range(n)]
+    for u in reversed(order[1:]):
+        p = parent[u]
+        full[p] += min(full[u], half[u])
+        half[p] += full[u]
+    return min(full[0], half[0])
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """A tree on `0..n-1`, one non-negative price per node, trips between valid nodes."""
+    n, price, trips = args["n"], args["price"], args["trips"]
+    return (
+        n >= 1
+        and is_tree(n, args["edges"])
+        and len(price) == n
+        and all(isinstance(p, int) and p >= 0 for p in price)
+        and all(len(t) == 2 and all(isinstance(x, int) and 0 <= x < n for x in t) for t in trips)
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Trees only. Prices include odd values and 0 (so rounding matters); about one trip in
+    ten starts and ends at the same node."""
+    H = relabel(G)
+    n = H.number_of_nodes()
+    if n < 1 or not nx.is_tree(H):
+        return None
+    trips = []
+    for _ in range(rng.randint(1, 100)):
+        s = rng.randrange(n)
+        trips.append([s, s if rng.random() < 0.1 else rng.randrange(n)])
+    return {
+        "n": n,
+        "edges": edge_list(H, rng),
+        "price": [rng.randint(0, 1000) for _ in range(n)],
+        "trips": trips,
+    }
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2646",
+        title="Cheapest set of trips after halving non-adjacent prices",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="minimumTotalPrice",
+        arg_names=("n", "edges", "price", "trips"),
+        concept="path finding",
+        difficulty="hard",
+        directed=False,
+        input_contract="tree on 0..n-1; len(price) == n, prices >= 0; trips are pairs of nodes",
+        reference=minimum_total_price,
+        checker=exact,
+        build_case=build_case,
+        field_map={"numNodes": "n", "graphs": "edges", "price": "price", "trips": "trips"},
+        skipped_cells=skip_subcategories(
+            ["cyclic", "disconnected"], "the input must be a single tree"
+        ),
+        label_status="consistent",
+        notes="The labels need the round-up convention for halved prices (2/400 with round-down).",
+    )
+)

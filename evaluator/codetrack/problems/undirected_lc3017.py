@@ -1,0 +1,82 @@
+"""lc3017: distance histogram of a row of houses with one extra road."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.undirected_common import TYPING_IMPORT
+
+STATEMENT = """\
+Houses numbered `1` to `n` stand in a row; for every `i < n` a two-way road of length 1 joins
+house `i` and house `i + 1`. One more two-way road of length 1 joins house `x` and house `y`
+(if `x == y` it changes nothing).
+
+Return a list `result` of length `n` where `result[k - 1]` is the number of ordered pairs
+`(i, j)` of different houses whose shortest road distance is exactly `k`.
+"""
+
+SIGNATURE = TYPING_IMPORT + """\
+class Solution:
+    def countOfPairs(self, n: int, x: int, y: int) -> List[int]:
+        ...
+"""
+
+MAX_N = 1000
+
+
+def count_of_pairs(n: int, x: int, y: int) -> list[int]:
+    """A shortest route either ignores the extra road or uses it once, in one of two
+    directions; the distance is the minimum of those three. O(n^2), vectorised per row."""
+    result = np.zeros(n + 1, dtype=np.int64)
+    houses = np.arange(1, n + 1)
+    for i in range(1, n):
+        j = houses[i:]  # houses after i
+        d = np.minimum(j - i, np.minimum(abs(i - x) + 1 + np.abs(j - y),
+                                         abs(i - y) + 1 + np.abs(j - x)))
+        result += np.bincount(d, minlength=n + 1)[: n + 1]
+    return [int(2 * c) for c in result[1:]]
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    """2 <= n <= 1000 and 1 <= x, y <= n."""
+    n, x, y = args["n"], args["x"], args["y"]
+    if not all(isinstance(v, int) for v in (n, x, y)):
+        return False
+    return 2 <= n <= MAX_N and 1 <= x <= n and 1 <= y <= n
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """The street is an implicit graph: only the generated graph's node count is used."""
+    n = G.number_of_nodes()
+    if not 2 <= n <= MAX_N:
+        return None
+    return {"n": n, "x": rng.randint(1, n), "y": rng.randint(1, n)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc3017",
+        title="Distance histogram of a street with one shortcut",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="countOfPairs",
+        arg_names=("n", "x", "y"),
+        concept="shortest path",
+        difficulty="hard",
+        directed=False,
+        input_contract="2 <= n <= 1000; 1 <= x, y <= n (1-based house numbers)",
+        reference=count_of_pairs,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n": "n", "x": "x", "y": "y"},
+        label_status="consistent",
+        notes="No graph is stored; the published categories are just different parameter draws.",
+    )
+)
