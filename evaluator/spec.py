@@ -131,6 +131,7 @@ class CompetitionSpec(_Strict):
     version: Annotated[int, Field(ge=1)]
     title: Annotated[str, Field(min_length=3, max_length=200)]
     summary: str = ""
+    description: str = ""  # participant-facing task description (Markdown, maintainer-written)
     replicates: str = ""  # e.g. "C12 GNN-CoRA"
     task: Literal[
         "node-classification",
@@ -159,6 +160,8 @@ class CompetitionSpec(_Strict):
     rank_by: Annotated[list[RankKey], Field(min_length=1)]
     submission: Submission = Submission()
     rules: Rules = Rules()
+    # public file (relative path) -> what it holds; rendered into the README and the LLM prompt
+    files: dict[str, str] = {}
     source: Source | None = None
     human_reference: HumanReference | None = None
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import envelope, keys
+from evaluator.cli import GROUPS
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import Ledger
 from evaluator.metadata import Metadata, dump_metadata
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("leaderboard", help="render leaderboards from the ledger")
     ls = p.add_subparsers(dest="lb_command", metavar="ACTION", required=True)
+    GROUPS["leaderboard"] = ls
     r = ls.add_parser("render", help="write leaderboard/<slug>.md and leaderboard/README.md")
     r.add_argument("--ledger", type=Path)
     r.add_argument("--out", type=Path)
@@ -74,6 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("competition", help="maintain competition folders")
     cs = p.add_subparsers(dest="comp_command", metavar="ACTION", required=True)
+    GROUPS["competition"] = cs
     lint = cs.add_parser("lint", help="check a competition folder for defects")
     lint.add_argument("folders", type=Path, nargs="+")
     lint.add_argument("--private-key", type=Path, action="append",
