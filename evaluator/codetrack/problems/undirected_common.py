@@ -155,3 +155,30 @@ def is_tree(n: Any, edges: Any) -> bool:
 def skip_subcategories(subcategories: Iterable[str], reason: str) -> dict[str, str]:
     """`skipped_cells` entries `"<category>/<subcategory>" -> reason` for every category."""
     return {f"{cat}/{sub}": reason for sub in subcategories for cat in CATEGORIES}
+
+
+# Categories whose generated acyclic graphs are spanning trees (graphgen builds them connected);
+# regular/acyclic is a perfect matching and the other three categories have no acyclic cell.
+TREE_CATEGORIES = ("sparse", "planar", "erdos-renyi", "power-law")
+
+
+def acyclic_only_skips(forest_ok: bool) -> dict[str, str]:
+    """`skipped_cells` of a problem whose input must be a tree (or a forest, `forest_ok`).
+
+    Only the acyclic cells yield such graphs; connected cells of the tree categories almost
+    always contain a cycle, so drawing until one is a tree would only duplicate */acyclic.
+    """
+    shape = "forest" if forest_ok else "tree"
+    skips = skip_subcategories(["cyclic"], f"the input must be a {shape}; these graphs have cycles")
+    skips |= skip_subcategories(
+        ["connected", "disconnected"],
+        f"the input must be a {shape}; graphs of this cell (almost) always have a cycle, "
+        f"and the {shape}s come from the acyclic cells",
+    )
+    if not forest_ok:
+        skips |= skip_subcategories(["disconnected"], "the input must be a single tree")
+        skips["regular/acyclic"] = "the input must be a single tree; this cell is a matching"
+    for cat in CATEGORIES:
+        if cat not in TREE_CATEGORIES and cat != "regular":
+            skips[f"{cat}/acyclic"] = "the generator has no acyclic graphs of this category"
+    return dict(sorted(skips.items()))

@@ -13,9 +13,9 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    acyclic_only_skips,
     bfs_tree,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -120,9 +120,7 @@ PROBLEM = register(
         build_case=build_case,
         field_map={"graphs": "parent", "s": "s"},
         label_field="label",
-        skipped_cells=skip_subcategories(
-            ["cyclic", "disconnected"], "the input must be a single tree"
-        ),
+        skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(
             "label-wrong: 702 published parent arrays are not trees; their labels consider only "
             "node 0's component"

@@ -14,11 +14,11 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
+    acyclic_only_skips,
     adjacency,
     edge_list,
     is_forest,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -95,7 +95,7 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"values": "vals", "graphs": "edges"},
-        skipped_cells=skip_subcategories(["cyclic"], "the input must be a forest"),
+        skipped_cells=acyclic_only_skips(forest_ok=True),
         label_status=(
             "label-wrong: in the 200 cyclic planar/{connected,cyclic} cases every label exceeds "
             "the number of candidate endpoint pairs (union-find double counting)"

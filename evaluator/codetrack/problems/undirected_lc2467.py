@@ -12,12 +12,12 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    acyclic_only_skips,
     adjacency,
     bfs_tree,
     edge_list,
     is_tree,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -133,9 +133,7 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"graphs": "edges", "bob": "bob", "amount": "amount"},
-        skipped_cells=skip_subcategories(
-            ["cyclic", "disconnected"], "the input must be a single tree"
-        ),
+        skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(
             "input-repaired: 58 stored amount arrays were mutated by the upstream label code; "
             "repairing on load restores the inputs the labels belong to"

@@ -12,11 +12,11 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    acyclic_only_skips,
     bfs_tree,
     edge_list,
     is_tree,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -80,9 +80,7 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"graphs": "roads", "seats": "seats"},
-        skipped_cells=skip_subcategories(
-            ["cyclic", "disconnected"], "the input must be a single tree"
-        ),
+        skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(
             "constant-answer: published seats are 152-99,916, so the label equals len(roads) "
             "in 399 of 400 cases"

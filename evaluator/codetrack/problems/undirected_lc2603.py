@@ -13,11 +13,11 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    acyclic_only_skips,
     adjacency,
     edge_list,
     is_tree,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -107,9 +107,7 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"coins": "coins", "graphs": "edges"},
-        skipped_cells=skip_subcategories(
-            ["cyclic", "disconnected"], "the input must be a single tree"
-        ),
+        skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(
             "label-wrong: 586 published inputs are not trees; the tree pruning formula gives "
             "476 non-minimal labels and 110 labels for inputs with no closed walk at all"

@@ -12,11 +12,11 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    acyclic_only_skips,
     bfs_tree,
     edge_list,
     is_tree,
     relabel,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -116,9 +116,7 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"numNodes": "n", "graphs": "edges", "price": "price", "trips": "trips"},
-        skipped_cells=skip_subcategories(
-            ["cyclic", "disconnected"], "the input must be a single tree"
-        ),
+        skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status="consistent",
         notes="The labels need the round-up convention for halved prices (2/400 with round-down).",
     )
