@@ -8,7 +8,9 @@ file, line and column, the count, and a few examples, in the style of scikit-lea
 
 from __future__ import annotations
 
+import csv
 import io
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,13 +69,24 @@ def _decode_check(data: bytes, filename: str) -> None:
                         "as UTF-8", code="invalid-predictions") from None
 
 
+def _check_first_row_width(data: bytes, filename: str) -> None:
+    """pandas silently turns a first data row with one extra field into an index (or drops the
+    field), so the header and the first row are compared here; pandas checks later rows."""
+    head = data[:1 << 16].decode("utf-8", errors="replace").lstrip("\ufeff")
+    rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
+    if len(rows) == 2 and rows[1] and len(rows[1]) != len(rows[0]):
+        raise Rejection(f"{filename}: wrong number of columns: expected {len(rows[0])} fields "
+                        f"in line 2, saw {len(rows[1])}", code="invalid-predictions")
+
+
 def read_table(data: bytes, filename: str) -> pd.DataFrame:
     """Parse CSV bytes (UTF-8, BOM and CRLF tolerated); blank lines are kept as empty rows so
     that line numbers in messages match the file."""
     _decode_check(data, filename)
+    _check_first_row_width(data, filename)
     try:
         return pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", skip_blank_lines=False,
-                           low_memory=False)
+                           low_memory=False, index_col=False)
     except pd.errors.ParserError as err:
         # pandas says e.g. "Expected 2 fields in line 5, saw 3"
         detail = str(err).strip().splitlines()[-1]

@@ -1,0 +1,136 @@
+"""Prediction-file validation: every bad input is rejected with file, line and column."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evaluator.errors import Rejection
+from evaluator.spec import parse_spec
+from evaluator.validate import validate_predictions
+
+SPEC_YAML = """
+slug: toy-comp
+version: 1
+title: Toy
+task: node-classification
+category: homogeneous
+difficulty: easy
+domain: test
+targets: [{name: label, type: class, classes: [0, 1, 2]}]
+splits: {test: {ids: data/test_ids.csv, labels: hidden/test.jwe}}
+metrics: {acc: {fn: accuracy, split: test}}
+rank_by: [{score: acc, order: desc}]
+submission: {max_bytes: 2000}
+"""
+PROB_YAML = SPEC_YAML.replace("type: class, classes: [0, 1, 2]", "type: probability").replace(
+    "fn: accuracy", "fn: roc_auc")
+IDS = pd.Series([10, 11, 12, 13], name="id")
+
+
+def check(text: str | bytes, yaml: str = SPEC_YAML) -> pd.DataFrame:
+    data = text.encode() if isinstance(text, str) else text
+    return validate_predictions(data, parse_spec(yaml), IDS)
+
+
+def rejected(text, yaml: str = SPEC_YAML) -> str:
+    with pytest.raises(Rejection) as err:
+        check(text, yaml)
+    return str(err.value)
+
+
+def test_valid_file_any_order_bom_crlf():
+    out = check("\ufefflabel,id\r\n2,13\r\n0,10\r\n1,11\r\n1,12\r\n")
+    assert out.loc[13, "label"] == 2 and out.loc[10, "label"] == 0
+    assert list(out.index) == [13, 10, 11, 12]
+
+
+def test_missing_ids_are_counted_with_examples():
+    msg = rejected("id,label\n10,0\n11,1\n")
+    assert "2 of 4 test ids are missing" in msg and "12" in msg and "13" in msg
+
+
+def test_extra_ids_name_the_line():
+    msg = rejected("id,label\n10,0\n11,1\n12,1\n13,1\n99,1\n")
+    assert "1 ids are not test ids at line(s) 6" in msg and "99" in msg
+
+
+def test_duplicate_ids():
+    msg = rejected("id,label\n10,0\n11,1\n12,1\n13,1\n10,2\n")
+    assert "duplicate ids at line(s) 6" in msg
+
+
+def test_wrong_header():
+    msg = rejected("node,label\n10,0\n")
+    assert "line 1" in msg and "missing ['id']" in msg and "unexpected ['node']" in msg
+
+
+def test_wrong_column_count():
+    msg = rejected("id,label\n10,0\n11,1,5\n12,1\n13,1\n")
+    assert "wrong number of columns" in msg and "line 3" in msg
+
+
+def test_short_row_is_an_empty_value():
+    msg = rejected("id,label\n10,0\n11\n12,1\n13,1\n")
+    assert "column 'label'" in msg and "line(s) 3" in msg
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", ""])
+def test_nan_values(value):
+    msg = rejected(f"id,label\n10,0\n11,{value}\n12,1\n13,1\n")
+    assert "empty or NaN" in msg and "line(s) 3" in msg
+
+
+def test_string_in_class_column():
+    msg = rejected("id,label\n10,0\n11,cat\n12,1\n13,1\n")
+    assert "not integers" in msg and "'cat'" in msg and "line(s) 3" in msg
+
+
+def test_class_outside_allowed_set():
+    msg = rejected("id,label\n10,0\n11,7\n12,1\n13,1\n")
+    assert "not allowed classes [0, 1, 2]" in msg and "line(s) 3" in msg
+
+
+def test_fractional_class():
+    assert "not integers" in rejected("id,label\n10,0\n11,1.5\n12,1\n13,1\n")
+
+
+def test_probability_outside_unit_interval():
+    msg = rejected("id,label\n10,0.1\n11,1.2\n12,-0.1\n13,0.5\n", PROB_YAML)
+    assert "2 probabilities outside [0, 1]" in msg and "line(s) 3, 4" in msg
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf"])
+def test_infinite_values(value):
+    assert "infinite" in rejected(f"id,label\n10,0.1\n11,{value}\n12,0.2\n13,0.5\n", PROB_YAML)
+
+
+def test_string_in_numeric_column():
+    assert "not numbers" in rejected("id,label\n10,0.1\n11,high\n12,0.2\n13,0.5\n", PROB_YAML)
+
+
+def test_empty_and_header_only():
+    assert "empty" in rejected("")
+    assert "no rows" in rejected("id,label\n")
+
+
+def test_over_size_limit_before_parsing():
+    assert "limit is 2,000" in rejected("id,label\n" + "10,0\n" * 1000)
+
+
+def test_not_utf8():
+    msg = rejected(b"id,label\n10,0\n11,\xff\n")
+    assert "not UTF-8" in msg and "line 3" in msg
+
+
+def test_many_problems_reported_together():
+    msg = rejected("id,label\n10,9\n10,0\n")
+    assert "duplicate" in msg and "missing" in msg and "allowed classes" in msg
+
+
+def test_string_ids_compare_as_text():
+    yaml = SPEC_YAML
+    spec = parse_spec(yaml)
+    ids = pd.Series(["n-1", "n-2"], name="id")
+    out = validate_predictions(b"id,label\nn-2,1\nn-1,0\n", spec, ids)
+    assert sorted(out.index) == ["n-1", "n-2"]
