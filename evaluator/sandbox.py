@@ -81,7 +81,7 @@ class Isolation:
 
     @property
     def level(self) -> str:
-        """"full", "none", or "partial: <what is missing>"."""
+        """One of: full, none, or "partial: no <what is missing>"."""
         missing = [
             name
             for name, held in (
@@ -218,7 +218,9 @@ def _workspace_target(root: Path, name: str) -> Path:
     return root.joinpath(*parts)
 
 
-def _copy_tree(src: Path, dst: Path, top: Path) -> None:
+def _copy_tree(src: Path, dst: Path, top: Path, stack: tuple[Path, ...] = ()) -> None:
+    if src in stack:
+        raise SandboxError(f"symlink loop at {src}; refusing to copy it into a workspace")
     dst.mkdir(exist_ok=True)
     for entry in sorted(src.iterdir()):
         target = dst / entry.name
@@ -229,7 +231,7 @@ def _copy_tree(src: Path, dst: Path, top: Path) -> None:
                 "workspace (replace the link by the file itself)"
             )
         if real.is_dir():
-            _copy_tree(real, target, top)
+            _copy_tree(real, target, top, (*stack, src))
         else:
             _copy_file(real, target)
 
@@ -364,6 +366,9 @@ def _execute(
     if not isolated:
         return _spawn_and_wait(config, limits, stdin, isolation)
     owner = workspace.stat()
+    owner_ids = (owner.st_uid, owner.st_gid)
+    if UID_BASE <= owner.st_uid < UID_BASE + UID_SLOTS:  # left over by an interrupted judge
+        owner_ids = (os.geteuid(), os.getegid())
     with _uid_slot() as uid, tempfile.TemporaryDirectory(prefix="gnncb-sandbox-root-") as mnt:
         config["uid"] = uid
         config["root"] = mnt
@@ -372,7 +377,7 @@ def _execute(
         try:
             return _spawn_and_wait(config, limits, stdin, isolation)
         finally:
-            _chown_tree(workspace, owner.st_uid, owner.st_gid)
+            _chown_tree(workspace, *owner_ids)
 
 
 def _rlimits(limits: Limits) -> dict[str, list[int]]:

@@ -1,0 +1,410 @@
+"""The sandbox's promises, each checked from inside a real run.
+
+Tests that need real isolation skip (with the reason) on machines that cannot provide it, e.g.
+a developer laptop without root; CI runs as root on Linux and runs them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator import sandbox
+from evaluator.sandbox import (
+    NO_ISOLATION,
+    Isolation,
+    Limits,
+    SandboxError,
+    SandboxUnavailable,
+    prepare_workspace,
+    run,
+)
+
+REPO = Path(sandbox.__file__).resolve().parents[1]
+ISOLATION = sandbox.detect_isolation()
+needs_sandbox = pytest.mark.skipif(
+    not ISOLATION.sandboxed, reason=f"no isolation on this machine: {ISOLATION.detail}"
+)
+
+
+def run_py(ws: Path, code: str, **kwargs) -> sandbox.SandboxResult:
+    (ws / "solution.py").write_text(textwrap.dedent(code))
+    return run([sys.executable, "solution.py"], workspace=ws, **kwargs)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+# ---------------------------------------------------------------------------- isolation report
+
+
+def test_isolation_level_names_what_is_missing():
+    assert Isolation(True, True, True, True, "unshare+setuid").level == "full"
+    assert NO_ISOLATION.level == "none"
+    assert not NO_ISOLATION.sandboxed
+    partial = Isolation(True, True, True, False, "x")
+    assert partial.sandboxed
+    assert partial.level == "partial: no unprivileged uid"
+    assert Isolation(False, True, False, True, "x").level == "partial: no network, no filesystem"
+
+
+def test_unisolated_run_is_reported_honestly(ws, monkeypatch):
+    monkeypatch.setattr(sandbox, "detect_isolation", lambda: NO_ISOLATION)
+    monkeypatch.setenv("GNNCB_PRIVATE_KEY", "very-secret")
+    result = run_py(ws, "import os; print(sorted(os.environ))")
+    assert result.exit_reason == "ok"
+    assert result.isolation.level == "none" and not result.isolation.sandboxed
+    assert "GNNCB_PRIVATE_KEY" not in result.stdout_tail  # scrubbed even without a sandbox
+    with pytest.raises(SandboxUnavailable, match="sandbox is required"):
+        run_py(ws, "pass", require_sandbox=True)
+
+
+def test_unisolated_run_still_has_a_deadline(ws, monkeypatch):
+    monkeypatch.setattr(sandbox, "detect_isolation", lambda: NO_ISOLATION)
+    result = run_py(ws, "import time; time.sleep(60)", limits=Limits(wall_seconds=0.5))
+    assert result.exit_reason == "timeout"
+    assert result.returncode is None
+
+
+# ---------------------------------------------------------------------------- basics
+
+
+@needs_sandbox
+def test_interpreter_runs_in_workspace_with_scrubbed_env(ws, monkeypatch):
+    for name in ("GNNCB_PRIVATE_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"):
+        monkeypatch.setenv(name, "secret-value-123")
+    result = run_py(
+        ws,
+        """
+        import json, os, sys
+        print(json.dumps({"cwd": os.getcwd(), "env": dict(os.environ), "prefix": sys.prefix,
+                          "uid": os.getuid()}))
+        """,
+        env={"EXTRA": "1", "OMP_NUM_THREADS": "2"},
+        require_sandbox=True,
+    )
+    assert result.exit_reason == "ok", result.stderr_tail
+    seen = json.loads(result.stdout_tail)
+    assert seen["cwd"] == str(ws.resolve())
+    assert seen["prefix"] == sys.prefix
+    assert seen["uid"] != 0
+    assert set(seen["env"]) == {
+        "PATH", "HOME", "LANG", "LC_ALL", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+        "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+        "EXTRA",
+    }  # fmt: skip
+    assert seen["env"]["HOME"] == str(ws.resolve())
+    assert seen["env"]["OMP_NUM_THREADS"] == "2" and seen["env"]["MKL_NUM_THREADS"] == "1"
+    assert seen["env"]["CUDA_VISIBLE_DEVICES"] == ""
+    assert "secret-value-123" not in result.stdout_tail
+    assert result.isolation.level == "full"
+
+
+@needs_sandbox
+def test_exit_codes_signals_and_stdin(ws):
+    echo = run_py(ws, "import sys; print(sys.stdin.read().upper())", stdin=b"graph")
+    assert (echo.exit_reason, echo.stdout_tail) == ("ok", "GRAPH\n")
+    failed = run_py(ws, "import sys; print('boom', file=sys.stderr); sys.exit(3)")
+    assert (failed.exit_reason, failed.returncode) == ("error", 3)
+    assert failed.stderr_tail == "boom\n"
+    killed = run_py(ws, "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+    assert (killed.exit_reason, killed.returncode) == ("killed", -signal.SIGTERM)
+    missing = run(["no-such-program-xyz"], workspace=ws)
+    assert missing.exit_reason == "error" and "cannot start" in missing.stderr_tail
+
+
+def test_output_decoded_with_replacement(ws):
+    result = run_py(ws, r"import sys; sys.stdout.buffer.write(b'ok \xff\xfe end')")
+    assert result.stdout_tail == "ok \ufffd\ufffd end"
+
+
+# ---------------------------------------------------------------------------- filesystem
+
+
+@needs_sandbox
+def test_host_files_are_hidden_and_only_workspace_and_tmp_are_writable(tmp_path, ws):
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    pem = keys / "deploy-private.pem"
+    pem.write_text("-----BEGIN PRIVATE KEY-----\n")
+    pem.chmod(0o644)  # even a world-readable key must stay invisible
+    data = tmp_path / "public"
+    data.mkdir()
+    (data / "train.csv").write_text("a,b\n")
+    home = Path.home()
+    probe = {
+        "pem": str(pem),
+        "repo_pyproject": str(REPO / "pyproject.toml"),
+        "repo_package": str(REPO / "evaluator"),
+        "shared": str(REPO.parent / "shared"),
+        "home": str(home),
+        "data": str(data / "train.csv"),
+        "python_stdlib": os.__file__,
+    }
+    result = run_py(
+        ws,
+        f"""
+        import json, os
+        probe = {probe!r}
+        seen = {{k: os.path.exists(v) for k, v in probe.items()}}
+        seen["home_entries"] = sorted(os.listdir(probe["home"])) if seen["home"] else []
+        seen["data_text"] = open(probe["data"]).read()
+        for name, path in [("ws", "out.txt"), ("tmp", "/tmp/x"), ("usr", "/usr/x"),
+                           ("etc", "/etc/x"), ("root", "/x"), ("data_w", probe["data"])]:
+            try:
+                with open(path, "w") as fh:
+                    fh.write("x")
+                seen["write_" + name] = True
+            except OSError:
+                seen["write_" + name] = False
+        print(json.dumps(seen))
+        """,
+        readonly_paths=[data],
+    )
+    assert result.exit_reason == "ok", result.stderr_tail
+    seen = json.loads(result.stdout_tail)
+    assert seen["pem"] is False
+    assert seen["repo_pyproject"] is False and seen["repo_package"] is False
+    assert seen["shared"] is False
+    assert seen["python_stdlib"] is True
+    assert seen["data"] is True and seen["data_text"] == "a,b\n"
+    # Only the ancestors of the Python installation may show up in the caller's home.
+    allowed = {
+        p.relative_to(home).parts[0] for p in sandbox.python_paths() if p.is_relative_to(home)
+    }
+    assert set(seen["home_entries"]) <= allowed
+    assert seen["write_ws"] and seen["write_tmp"]
+    assert not (
+        seen["write_usr"] or seen["write_etc"] or seen["write_root"] or seen["write_data_w"]
+    )
+    out = ws / "out.txt"
+    assert out.read_text() == "x"
+    assert out.stat().st_uid == os.geteuid()  # results handed back to the caller
+    assert (data / "train.csv").read_text() == "a,b\n"
+
+
+@needs_sandbox
+def test_workspace_symlink_does_not_chown_host_files(tmp_path, ws):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("host")
+    before = victim.stat()
+    result = run_py(ws, f"import os; os.symlink({str(victim)!r}, 'link')")
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert (ws / "link").is_symlink()
+    again = run_py(ws, "print('second run')")  # chowns the workspace twice more
+    assert again.exit_reason == "ok"
+    after = victim.stat()
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+
+
+# ---------------------------------------------------------------------------- network
+
+
+@needs_sandbox
+def test_no_network_to_a_listening_local_port(ws):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.setblocking(False)
+    port = server.getsockname()[1]
+    try:
+        result = run_py(
+            ws,
+            f"""
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=3)
+                print("connected")
+            except OSError as exc:
+                print("blocked", exc.errno)
+            """,
+        )
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    finally:
+        server.close()
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert result.stdout_tail.startswith("blocked")
+
+
+# ---------------------------------------------------------------------------- limits
+
+
+@needs_sandbox
+def test_deadline_kills_escaped_double_forked_setsid_child(ws):
+    result = run_py(
+        ws,
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                open("grandchild_started", "w").close()
+                time.sleep(2.5)
+                open("escaped", "w").close()
+            os._exit(0)
+        time.sleep(60)
+        """,
+        limits=Limits(wall_seconds=1.5),
+    )
+    assert result.exit_reason == "timeout"
+    assert result.returncode is None
+    assert (ws / "grandchild_started").exists()
+    time.sleep(3)  # well past the moment the escaped child would have written its marker
+    assert not (ws / "escaped").exists()
+
+
+@needs_sandbox
+def test_memory_limit_ends_with_memory(ws):
+    result = run_py(ws, "x = bytearray(8 * 1024**3)", limits=Limits(memory_bytes=256 * 1024**2))
+    assert result.exit_reason == "memory"
+    assert "MemoryError" in result.stderr_tail
+
+
+@needs_sandbox
+def test_cpu_limit_ends_infinite_loop(ws):
+    result = run_py(ws, "while True: pass", limits=Limits(cpu_seconds=1, wall_seconds=60))
+    assert result.exit_reason == "cpu"
+    assert result.cpu_seconds >= 1
+
+
+@needs_sandbox
+def test_process_limit_caps_forks(ws):
+    result = run_py(
+        ws,
+        """
+        import os, time
+        n = 0
+        try:
+            while n < 1000:
+                if os.fork() == 0:
+                    time.sleep(30)
+                    os._exit(0)
+                n += 1
+        except OSError:
+            pass
+        print(n)
+        """,
+        limits=Limits(max_processes=8, wall_seconds=30),
+    )
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert 0 < int(result.stdout_tail) < 8
+
+
+@needs_sandbox
+def test_fork_bomb_ends_and_judge_survives(ws):
+    bomb = (
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    )
+    result = run_py(ws, bomb, limits=Limits(max_processes=16, wall_seconds=1.5))
+    assert result.exit_reason == "timeout"
+    after = run_py(ws, "print('still fine')")
+    assert after.stdout_tail == "still fine\n"
+
+
+def test_huge_output_keeps_only_the_tail(ws):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = run_py(
+        ws,
+        """
+        import sys
+        chunk = b"x" * (1 << 20)
+        for _ in range(200):
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.write(b"END\\n")
+        """,
+        limits=Limits(output_bytes=4096),
+    )
+    assert result.exit_reason == "ok"
+    assert len(result.stdout_tail) == 4096
+    assert result.stdout_tail.endswith("xxxxEND\n")
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 100 * 1024  # 200 MB went through; far less stayed in the judge
+
+
+@needs_sandbox
+def test_run_reports_usage(ws):
+    result = run_py(ws, "x = bytearray(100 * 1024**2); sum(range(10**6))")
+    assert result.exit_reason == "ok"
+    assert result.peak_rss_bytes is not None and result.peak_rss_bytes >= 100 * 1024**2
+    assert result.cpu_seconds > 0 and result.wall_seconds > 0
+
+
+@pytest.mark.gnn
+@pytest.mark.slow
+@needs_sandbox
+def test_torch_imports_under_default_limits(ws):
+    pytest.importorskip("torch_geometric")
+    result = run_py(ws, "import torch, torch_geometric; print(torch.ones(3).sum().item())")
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert result.stdout_tail == "3.0\n"
+
+
+# ---------------------------------------------------------------------------- run() arguments
+
+
+def test_run_rejects_bad_arguments(tmp_path, ws):
+    with pytest.raises(SandboxError, match="argv is empty"):
+        run([], workspace=ws)
+    with pytest.raises(SandboxError, match="not a directory"):
+        run(["true"], workspace=tmp_path / "missing")
+    with pytest.raises(SandboxError, match="does not exist"):
+        run(["true"], workspace=ws, readonly_paths=[tmp_path / "nope"])
+    with pytest.raises(SandboxError, match="invalid environment variable"):
+        run(["true"], workspace=ws, env={"A=B": "1"})
+
+
+# ---------------------------------------------------------------------------- prepare_workspace
+
+
+def test_prepare_workspace_copies_files_and_dirs(tmp_path):
+    src = tmp_path / "src"
+    (src / "data").mkdir(parents=True)
+    (src / "data" / "train.csv").write_text("x\n")
+    (src / "data" / "alias.csv").symlink_to("train.csv")  # inside the tree: copied as a file
+    (src / "solution.py").write_text("print(1)\n")
+    dest = prepare_workspace(
+        tmp_path / "ws", {"solution.py": src / "solution.py", "inputs/data": src / "data"}
+    )
+    assert (dest / "solution.py").read_text() == "print(1)\n"
+    assert (dest / "inputs" / "data" / "train.csv").read_text() == "x\n"
+    alias = dest / "inputs" / "data" / "alias.csv"
+    assert alias.read_text() == "x\n" and not alias.is_symlink()
+
+
+def test_prepare_workspace_refuses_links_out_and_bad_names(tmp_path):
+    secret = tmp_path / "secret.pem"
+    secret.write_text("key")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "key.pem").symlink_to(secret)
+    with pytest.raises(SandboxError, match="outside"):
+        prepare_workspace(tmp_path / "ws1", {"tree": tree})
+    for bad in ("../escape", "/abs", ""):
+        with pytest.raises(SandboxError, match="relative path"):
+            prepare_workspace(tmp_path / f"ws-{len(bad)}", {bad: secret})
+    loop = tmp_path / "loop"
+    loop.mkdir()
+    (loop / "self").symlink_to(".")
+    with pytest.raises(SandboxError, match="loop"):
+        prepare_workspace(tmp_path / "ws2", {"loop": loop})
+    with pytest.raises(SandboxError, match="not found"):
+        prepare_workspace(tmp_path / "ws3", {"x": tmp_path / "missing"})
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "f").write_text("")
+    with pytest.raises(SandboxError, match="not empty"):
+        prepare_workspace(full, {})
