@@ -116,27 +116,22 @@ def _is_int(x: Any) -> bool:
 
 
 def ids_in_range(n: Any, edges: Any, low: int = 0) -> bool:
-    """Every edge is a pair of integers in `low..low+n-1`."""
+    """Every edge is a pair of integers (not bools) in `low..low+n-1`."""
     if not _is_int(n) or n < 0 or not isinstance(edges, list):
         return False
-    return all(
-        isinstance(e, list | tuple) and len(e) == 2 and all(_is_int(x) and low <= x < low + n
-                                                             for x in e)
-        for e in edges
-    )
+    if not all(isinstance(e, list | tuple) and len(e) == 2 for e in edges):
+        return False
+    ids = [x for e in edges for x in e]
+    if not all(type(x) is int for x in ids):
+        return False
+    return not ids or (min(ids) >= low and max(ids) < low + n)
 
 
 def is_simple(n: Any, edges: Any) -> bool:
     """Node ids in `0..n-1`, no self-loops and no repeated edge in either orientation."""
-    if not ids_in_range(n, edges):
+    if not ids_in_range(n, edges) or any(u == v for u, v in edges):
         return False
-    seen: set[tuple[int, int]] = set()
-    for u, v in edges:
-        key = (min(u, v), max(u, v))
-        if u == v or key in seen:
-            return False
-        seen.add(key)
-    return True
+    return len({(u, v) if u < v else (v, u) for u, v in edges}) == len(edges)
 
 
 def is_forest(n: Any, edges: Any) -> bool:
