@@ -1,0 +1,246 @@
+"""Helpers shared by the directed problem modules.
+
+Why a shared module: twenty problems turn a generated digraph into the same few input forms
+(arc lists, adjacency lists, one-arc-per-node arrays, spanning trees) and need the same few
+graph routines (Kahn order, strongly connected components). One implementation means every
+problem applies the same rules. Nothing here registers a problem.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.problem import CATEGORIES
+
+TYPING_IMPORT = "from typing import List\n\n\n"
+
+# Why DAG problems re-orient instead of rejecting: "connected"/"disconnected" graphs of most
+# categories (and every regular digraph) contain directed cycles, so rejecting them would leave
+# those cells empty. Orienting each edge along a random node order keeps the undirected shape,
+# hence the category and the (dis)connectedness, and always yields a DAG.
+DAG_CELLS_NOTE = (
+    "A drawn graph with a directed cycle is re-oriented along a random node order (same "
+    "undirected shape, now a DAG); */cyclic cells are skipped."
+)
+
+
+def as_digraph(G: nx.Graph) -> nx.DiGraph:
+    """Copy of `G` as a simple digraph on `0..n-1` (sorted relabelling, self-loops dropped)."""
+    if not G.is_directed():
+        raise ValueError("directed problems need a directed graph (generate with directed=True)")
+    nodes = sorted(G.nodes())
+    index = {node: i for i, node in enumerate(nodes)}
+    D = nx.DiGraph()
+    D.add_nodes_from(range(len(nodes)))
+    D.add_edges_from((index[u], index[v]) for u, v in G.edges() if u != v)
+    return D
+
+
+def arc_list(
+    arcs: Iterable[tuple[int, int]], rng: random.Random, offset: int = 0, flip: bool = False
+) -> list[list[int]]:
+    """Arcs as shuffled `[u, v]` lists (`[v, u]` when `flip`), ids shifted by `offset`.
+
+    Shuffling keeps solutions from relying on the generator's edge order.
+    """
+    out = [[v + offset, u + offset] if flip else [u + offset, v + offset] for u, v in arcs]
+    rng.shuffle(out)
+    return out
+
+
+def adjacency_lists(n: int, arcs: Iterable[tuple[int, int]], rng: random.Random) -> list[list]:
+    """`graph[u]` = heads of the arcs leaving u, each list in random order."""
+    graph: list[list[int]] = [[] for _ in range(n)]
+    for u, v in arcs:
+        graph[u].append(v)
+    for heads in graph:
+        rng.shuffle(heads)
+    return graph
+
+
+def orient_by_random_order(D: nx.DiGraph, rng: random.Random) -> nx.DiGraph:
+    """The DAG whose arcs follow a random node order, on the same undirected shape as D."""
+    rank = list(range(D.number_of_nodes()))
+    rng.shuffle(rank)
+    H = nx.DiGraph()
+    H.add_nodes_from(D.nodes())
+    H.add_edges_from((u, v) if rank[u] < rank[v] else (v, u) for u, v in D.edges())
+    return H
+
+
+def dag_view(G: nx.Graph, rng: random.Random) -> nx.DiGraph:
+    """G itself when it is a DAG, otherwise its shape re-oriented along a random order."""
+    D = as_digraph(G)
+    return D if nx.is_directed_acyclic_graph(D) else orient_by_random_order(D, rng)
+
+
+def spanning_tree_arcs(G: nx.Graph, rng: random.Random) -> list[tuple[int, int]] | None:
+    """A random spanning tree of G's undirected shape, each edge keeping an arc direction of G.
+
+    None when G is not weakly connected (no spanning tree exists).
+    """
+    D = as_digraph(G)
+    n = D.number_of_nodes()
+    if n == 0 or not nx.is_weakly_connected(D):
+        return None
+    arcs = sorted(D.edges())
+    rng.shuffle(arcs)
+    sets = nx.utils.UnionFind(range(n))
+    tree = []
+    for u, v in arcs:  # Kruskal over a random order; an antiparallel pair offers both
+        if sets[u] != sets[v]:
+            sets.union(u, v)
+            tree.append((u, v))
+    return tree
+
+
+def one_arc_per_node(
+    G: nx.Graph, rng: random.Random, *, sinks: str, keep_a_cycle: bool = True
+) -> list[int]:
+    """`edges[i]` = one out-neighbour of node i, drawn from G's arcs.
+
+    A node without outgoing arcs gets -1 when `sinks == "none"`; with `sinks == "reverse"` it
+    gets one of its in-neighbours (a reversed arc), or any other node if it is isolated. With
+    `keep_a_cycle`, a directed cycle of G (if any) is kept, so cyclic graphs stay cyclic.
+    """
+    D = as_digraph(G)
+    n = D.number_of_nodes()
+    edges = [-1] * n
+    for u in range(n):
+        heads = sorted(D.successors(u))
+        if heads:
+            edges[u] = rng.choice(heads)
+        elif sinks == "reverse":
+            tails = sorted(D.predecessors(u))
+            edges[u] = rng.choice(tails) if tails else rng.choice([v for v in range(n) if v != u])
+    if keep_a_cycle and not nx.is_directed_acyclic_graph(D):
+        starts = list(range(n))
+        rng.shuffle(starts)
+        for start in starts:
+            try:
+                cycle = nx.find_cycle(D, source=start)
+            except nx.NetworkXNoCycle:
+                continue
+            for u, v in cycle:
+                edges[u] = v
+            break
+    return edges
+
+
+def topological_order(n: int, arcs: Iterable[Sequence[int]]) -> list[int] | None:
+    """Kahn's order of the digraph on `0..n-1`, or None if it has a directed cycle."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for u, v in arcs:
+        succ[u].append(v)
+        indeg[v] += 1
+    queue = deque(u for u in range(n) if indeg[u] == 0)
+    order = []
+    while queue:
+        u = queue.popleft()
+        order.append(u)
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                queue.append(v)
+    return order if len(order) == n else None
+
+
+def strongly_connected_components(n: int, succ: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Tarjan's SCCs (iterative), sinks of the condensation first."""
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    comps: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        work = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            u, i = work[-1]
+            if i < len(succ[u]):
+                work[-1] = (u, i + 1)
+                v = succ[u][i]
+                if index[v] == -1:
+                    index[v] = low[v] = counter
+                    counter += 1
+                    stack.append(v)
+                    on_stack[v] = True
+                    work.append((v, 0))
+                elif on_stack[v]:
+                    low[u] = min(low[u], index[v])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[u])
+            if low[u] == index[u]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    comp.append(w)
+                    if w == u:
+                        break
+                comps.append(comp)
+    return comps
+
+
+def successor_lists(n: int, arcs: Iterable[Sequence[int]]) -> list[list[int]]:
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for u, v in arcs:
+        succ[u].append(v)
+    return succ
+
+
+# ----------------------------------------------------------------------------- contract checks
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def pairs_in_range(n: Any, pairs: Any, low: int = 0, width: int = 2) -> bool:
+    """Every item is a list of `width` integers; the first two lie in `low..low+n-1`."""
+    if not is_int(n) or n < 0 or not isinstance(pairs, list):
+        return False
+    return all(
+        isinstance(p, list | tuple)
+        and len(p) == width
+        and all(is_int(x) for x in p)
+        and low <= p[0] < low + n
+        and low <= p[1] < low + n
+        for p in pairs
+    )
+
+
+def is_dag(n: int, arcs: Iterable[Sequence[int]]) -> bool:
+    return topological_order(n, arcs) is not None
+
+
+def is_oriented_tree(n: Any, arcs: Any) -> bool:
+    """n-1 arcs on `0..n-1` whose undirected shape is a tree (connected, no cycle)."""
+    if not pairs_in_range(n, arcs) or n < 1 or len(arcs) != n - 1:
+        return False
+    sets = nx.utils.UnionFind(range(n))
+    for u, v in arcs:
+        if sets[u] == sets[v]:
+            return False
+        sets.union(u, v)
+    return True
+
+
+def skip_subcategories(subcategories: Iterable[str], reason: str) -> dict[str, str]:
+    """`skipped_cells` entries `"<category>/<subcategory>" -> reason` for every category."""
+    return {f"{cat}/{sub}": reason for sub in subcategories for cat in CATEGORIES}

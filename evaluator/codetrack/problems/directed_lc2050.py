@@ -1,0 +1,117 @@
+"""lc2050: shortest total time when any number of courses can run in parallel."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    DAG_CELLS_NOTE,
+    TYPING_IMPORT,
+    arc_list,
+    dag_view,
+    is_dag,
+    is_int,
+    pairs_in_range,
+    skip_subcategories,
+)
+
+STATEMENT = """\
+There are `n` courses numbered `1..n` (one-based). Each entry `[p, q]` of `relations` says that
+course `p` has to be finished before course `q` can start; the entries contain no circular
+requirement. Course `i` takes `time[i-1]` months. Any number of courses may be taken at the
+same time, and a course can start as soon as all courses it requires are finished.
+
+Return the smallest number of months needed to finish every course.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def minimumTime(self, n: int, relations: List[List[int]], time: List[int]) -> int:
+        ...
+"""
+)
+
+
+def minimum_time(n: int, relations: list[list[int]], time: list[int]) -> int:
+    """Longest duration-weighted chain, by Kahn's order over 1-based ids.
+
+    On (out-of-contract) cyclic inputs courses blocked by a cycle never finish and the result
+    is the latest finish among the others (0 if none can start).
+    """
+    succ: list[list[int]] = [[] for _ in range(n + 1)]
+    indeg = [0] * (n + 1)
+    for p, q in relations:
+        succ[p].append(q)
+        indeg[q] += 1
+    start = [0] * (n + 1)
+    queue = deque(i for i in range(1, n + 1) if indeg[i] == 0)
+    latest = 0
+    while queue:
+        u = queue.popleft()
+        finish = start[u] + time[u - 1]
+        latest = max(latest, finish)
+        for v in succ[u]:
+            start[v] = max(start[v], finish)
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                queue.append(v)
+    return latest
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    n, relations, time = args["n"], args["relations"], args["time"]
+    return (
+        is_int(n)
+        and n >= 1
+        and isinstance(time, list)
+        and len(time) == n
+        and all(is_int(t) and t >= 1 for t in time)
+        and pairs_in_range(n, relations, low=1)
+        and is_dag(n, [[p - 1, q - 1] for p, q in relations])
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Arcs of a DAG view, ids shifted to 1..n; durations 1..1000 months."""
+    D = dag_view(G, rng)
+    n = D.number_of_nodes()
+    return {
+        "n": n,
+        "relations": arc_list(D.edges(), rng, offset=1),
+        "time": [rng.randint(1, 1000) for _ in range(n)],
+    }
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2050",
+        title="Parallel courses: shortest completion time",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="minimumTime",
+        arg_names=("n", "relations", "time"),
+        concept="DAG-related calculation",
+        difficulty="hard",
+        directed=True,
+        input_contract="relations form a DAG on 1..n (one-based); len(time) == n, time >= 1",
+        reference=minimum_time,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n": "n", "graphs": "relations", "time": "time"},
+        skipped_cells=skip_subcategories(["cyclic"], "the relations must be acyclic"),
+        label_status=(
+            "label-wrong: 0-based cells (planar/disconnected, sparse/*) were labelled by a "
+            "1-based solution, so id 0 aliases course n; relabel"
+        ),
+        notes=DAG_CELLS_NOTE,
+    )
+)

@@ -1,0 +1,85 @@
+"""lc207: can every course be taken when some courses require others first?"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    arc_list,
+    as_digraph,
+    pairs_in_range,
+    topological_order,
+)
+
+STATEMENT = """\
+There are `numCourses` courses with ids `0..numCourses-1`. Each entry `[a, b]` of
+`prerequisites` says that course `b` has to be completed before course `a` may be started.
+
+Return `True` if there is an order in which all courses can be completed while every such
+requirement is respected, and `False` otherwise. A course that requires itself (`[a, a]`) can
+never be taken. Courses that appear in no entry have no requirements, and a repeated entry
+means the same as a single one.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def canFinish(self, numCourses: int, prerequisites: List[List[int]]) -> bool:
+        ...
+"""
+)
+
+
+def can_finish(numCourses: int, prerequisites: list[list[int]]) -> bool:
+    """Kahn's algorithm on the arcs b -> a: all courses get ordered iff there is no cycle."""
+    return topological_order(numCourses, ((b, a) for a, b in prerequisites)) is not None
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`."""
+    D = as_digraph(G)
+    return {
+        "numCourses": D.number_of_nodes(),
+        "prerequisites": arc_list(D.edges(), rng, flip=True),
+    }
+
+
+PROBLEM = register(
+    Problem(
+        id="lc207",
+        title="Can every course be completed?",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="canFinish",
+        arg_names=("numCourses", "prerequisites"),
+        concept="topological sort",
+        difficulty="medium",
+        directed=True,
+        input_contract="ids in 0..numCourses-1; self-pairs and repeated pairs allowed",
+        reference=can_finish,
+        checker=exact,
+        build_case=build_case,
+        field_map={"numCourse": "numCourses", "graphs": "prerequisites"},
+        label_status=(
+            "constant-answer: every published cell holds a single answer (acyclic/disconnected "
+            "True, cyclic False, planar/connected True, sparse/connected False)"
+        ),
+        notes=(
+            "Labels agree with the reference (800/800), but a per-cell constant scores 100 %. "
+            "On generated cases the answer is False exactly for the */cyclic cells' graphs and "
+            "for connected/disconnected graphs that happen to contain a cycle."
+        ),
+    )
+)

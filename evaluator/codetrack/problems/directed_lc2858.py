@@ -1,0 +1,108 @@
+"""lc2858: for every node, the fewest arcs of a tree to reverse so it reaches all nodes."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    arc_list,
+    is_oriented_tree,
+    skip_subcategories,
+    spanning_tree_arcs,
+)
+
+STATEMENT = """\
+A directed graph has `n` nodes `0..n-1` and `n-1` arcs; `edges[i] = [u, v]` is an arc
+`u -> v`. Ignoring the directions, the arcs connect all nodes and contain no cycle (they form a
+tree).
+
+For every node `i`, find the smallest number of arcs whose direction must be reversed so that
+every node can be reached from `i` along directed paths. Return these `n` numbers as a list,
+entry `i` for node `i`.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def minEdgeReversals(self, n: int, edges: List[List[int]]) -> List[int]:
+        ...
+"""
+)
+
+
+def min_edge_reversals(n: int, edges: list[list[int]]) -> list[int]:
+    """Count the arcs pointing towards node 0, then reroot: moving the root across an arc
+    changes the count by +1 (arc now points towards the new root) or -1."""
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for u, v in edges:
+        adj[u].append((v, 0))  # leaving u towards v: already points away
+        adj[v].append((u, 1))  # leaving v towards u: points towards v, must be reversed
+    answer = [0] * n
+    parent = [-1] * n
+    towards_child = [0] * n  # cost of crossing the tree arc from the parent's side
+    order = [0]
+    seen = [False] * n
+    seen[0] = True
+    for u in order:  # breadth-first; `order` grows while iterating
+        for v, cost in adj[u]:
+            if not seen[v]:
+                seen[v] = True
+                parent[v] = u
+                towards_child[v] = cost
+                answer[0] += cost
+                order.append(v)
+    for u in order[1:]:
+        # Arc p -> u (cost 0 from p) now points towards the new root u: one more reversal.
+        answer[u] = answer[parent[u]] + (1 if towards_child[u] == 0 else -1)
+    return answer
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    return is_oriented_tree(args["n"], args["edges"])
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """A random spanning tree of the graph's shape, each arc keeping its drawn direction.
+    None when the graph is not weakly connected."""
+    tree = spanning_tree_arcs(G, rng)
+    if tree is None:
+        return None
+    return {"n": G.number_of_nodes(), "edges": arc_list(tree, rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2858",
+        title="Per-node fewest reversals to reach everyone",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="minEdgeReversals",
+        arg_names=("n", "edges"),
+        concept="graph traversal",
+        difficulty="hard",
+        directed=True,
+        input_contract="n-1 arcs on 0..n-1 whose undirected shape is a tree",
+        reference=min_edge_reversals,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n": "n", "graphs": "edges"},
+        skipped_cells=skip_subcategories(
+            ["cyclic", "disconnected"],
+            "the arcs must form a tree: cases are random spanning trees of connected graphs "
+            "(connected and acyclic cells only)",
+        ),
+        label_status=(
+            "label-wrong: no published case is a tree (329 disconnected, 371 cyclic); labels "
+            "apply the tree formula to arbitrary graphs; regenerate"
+        ),
+        notes="Generated inputs are random spanning trees of connected graphs of the category.",
+    )
+)

@@ -1,0 +1,89 @@
+"""lc2924: the unique team that no other team beats."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    DAG_CELLS_NOTE,
+    TYPING_IMPORT,
+    arc_list,
+    dag_view,
+    is_dag,
+    is_int,
+    pairs_in_range,
+    skip_subcategories,
+)
+
+STATEMENT = """\
+There are `n` teams with ids `0..n-1`. Each entry `[a, b]` of `edges` says that team `a` is
+stronger than team `b`; the entries contain no circular claim (they form a directed acyclic
+graph). A team is a champion when no team is stronger than it; a team that appears in no entry
+is a champion too.
+
+Return the champion if there is exactly one, otherwise `-1`.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def findChampion(self, n: int, edges: List[List[int]]) -> int:
+        ...
+"""
+)
+
+
+def find_champion(n: int, edges: list[list[int]]) -> int:
+    beaten = [False] * n
+    for _, b in edges:
+        beaten[b] = True
+    unbeaten = [t for t in range(n) if not beaten[t]]
+    return unbeaten[0] if len(unbeaten) == 1 else -1
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    n, edges = args["n"], args["edges"]
+    return is_int(n) and n >= 1 and pairs_in_range(n, edges) and is_dag(n, edges)
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Arcs of a DAG view; in 60 % of the cases one unbeaten team is also made stronger than
+    every other unbeaten team (arcs between sources keep the graph acyclic), so a champion
+    exists."""
+    D = dag_view(G, rng)
+    arcs = set(D.edges())
+    sources = [u for u in D if D.in_degree(u) == 0]
+    if len(sources) > 1 and rng.random() < 0.6:
+        champion = rng.choice(sources)
+        arcs |= {(champion, s) for s in sources if s != champion}
+    return {"n": D.number_of_nodes(), "edges": arc_list(sorted(arcs), rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc2924",
+        title="The unique unbeaten team",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="findChampion",
+        arg_names=("n", "edges"),
+        concept="parent-child relations",
+        difficulty="medium",
+        directed=True,
+        input_contract="arcs of a DAG on 0..n-1",
+        reference=find_champion,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n": "n", "graphs": "edges"},
+        skipped_cells=skip_subcategories(["cyclic"], "the input must be a DAG"),
+        label_status="constant-answer: every published label is -1 (several sources always)",
+        notes=DAG_CELLS_NOTE + " A unique champion is planted in about 60 % of the cases.",
+    )
+)

@@ -1,0 +1,99 @@
+"""lc802: the nodes from which every walk eventually stops."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    adjacency_lists,
+    as_digraph,
+    is_int,
+)
+
+STATEMENT = """\
+A directed graph has `n = len(graph)` nodes `0..n-1`; `graph[u]` lists the nodes `v` that
+have an arc `u -> v` (an entry may repeat, and `u` may list itself).
+
+A node without outgoing arcs is terminal. A node is safe when every walk that starts at it,
+whichever arcs it takes, reaches a terminal node; equivalently, no directed cycle can be reached
+from it (a node listing itself is a cycle). Terminal nodes are safe.
+
+Return all safe nodes in increasing order.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def eventualSafeNodes(self, graph: List[List[int]]) -> List[int]:
+        ...
+"""
+)
+
+
+def eventual_safe_nodes(graph: list[list[int]]) -> list[int]:
+    """Peel terminal nodes backwards: a node is safe once all its out-arcs lead to safe nodes."""
+    n = len(graph)
+    pred: list[list[int]] = [[] for _ in range(n)]
+    remaining = [len(heads) for heads in graph]
+    for u, heads in enumerate(graph):
+        for v in heads:
+            pred[v].append(u)
+    stack = [u for u in range(n) if remaining[u] == 0]
+    safe = [False] * n
+    while stack:
+        v = stack.pop()
+        safe[v] = True
+        for u in pred[v]:
+            remaining[u] -= 1
+            if remaining[u] == 0:
+                stack.append(u)
+    return [u for u in range(n) if safe[u]]
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    graph = args["graph"]
+    if not isinstance(graph, list) or not graph:
+        return False
+    n = len(graph)
+    return all(
+        isinstance(heads, list) and all(is_int(v) and 0 <= v < n for v in heads) for heads in graph
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    D = as_digraph(G)
+    return {"graph": adjacency_lists(D.number_of_nodes(), D.edges(), rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc802",
+        title="Nodes from which every walk terminates",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="eventualSafeNodes",
+        arg_names=("graph",),
+        concept="cycle detection",
+        difficulty="medium",
+        directed=True,
+        input_contract="adjacency lists on 0..n-1, n >= 1; repeated heads and self-loops allowed",
+        reference=eventual_safe_nodes,
+        checker=exact,
+        build_case=build_case,
+        field_map={"graphs": "graph"},
+        label_status="consistent",
+        notes=(
+            "The answer's ascending order is part of the statement, so exact match is right. "
+            "Published cells pseudo/connected, pseudo/cyclic, sparse/connected, sparse/cyclic "
+            "are constant []."
+        ),
+    )
+)

@@ -1,0 +1,114 @@
+"""lc851: for every person, the quietest person who is at least as rich."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    DAG_CELLS_NOTE,
+    TYPING_IMPORT,
+    arc_list,
+    dag_view,
+    is_dag,
+    pairs_in_range,
+    skip_subcategories,
+    strongly_connected_components,
+    successor_lists,
+)
+
+STATEMENT = """\
+There are `n = len(quiet)` people with ids `0..n-1`. Each entry `[a, b]` of `richer` says that
+person `a` has more money than person `b`; the entries are consistent (they never imply that
+someone is richer than themselves). `quiet` holds `n` distinct values; `quiet[x]` is the
+quietness of person `x`, smaller meaning quieter.
+
+For each person `x`, look at `x` together with everyone who is richer than `x` according to a
+chain of one or more entries (`a` richer than `c`, `c` richer than `x`, ...). `answer[x]` is the
+person in that group with the smallest `quiet` value. Return `answer` as a list of length `n`.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def loudAndRich(self, richer: List[List[int]], quiet: List[int]) -> List[int]:
+        ...
+"""
+)
+
+
+def loud_and_rich(richer: list[list[int]], quiet: list[int]) -> list[int]:
+    """Quietest person among x and x's ancestors along the arcs a -> b (a richer than b).
+
+    Strongly connected components make the result the chain reading even on (out-of-contract)
+    cyclic inputs: everyone on a cycle is "richer" than everyone else on it.
+    """
+    n = len(quiet)
+    succ = successor_lists(n, richer)
+    comps = strongly_connected_components(n, succ)  # sinks first
+    comp_of = [0] * n
+    best: list[int] = []
+    for c, members in enumerate(comps):
+        for u in members:
+            comp_of[u] = c
+        best.append(min(members, key=quiet.__getitem__))
+    # Sources of the condensation come last in `comps`; push answers downstream from them.
+    for c in range(len(comps) - 1, -1, -1):
+        for u in comps[c]:
+            for v in succ[u]:
+                d = comp_of[v]
+                if d != c and quiet[best[c]] < quiet[best[d]]:
+                    best[d] = best[c]
+    return [best[comp_of[x]] for x in range(n)]
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    quiet, richer = args["quiet"], args["richer"]
+    n = len(quiet)
+    return (
+        n >= 1
+        and sorted(quiet) == list(range(n))
+        and pairs_in_range(n, richer)
+        and is_dag(n, richer)
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Arcs of a DAG view of the graph are the "richer" pairs; quiet is a random permutation."""
+    D = dag_view(G, rng)
+    n = D.number_of_nodes()
+    quiet = list(range(n))
+    rng.shuffle(quiet)
+    return {"richer": arc_list(D.edges(), rng), "quiet": quiet}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc851",
+        title="Quietest person at least as rich",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="loudAndRich",
+        arg_names=("richer", "quiet"),
+        concept="DAG-related calculation",
+        difficulty="medium",
+        directed=True,
+        input_contract="richer pairs on 0..n-1 form a DAG; quiet is a permutation of 0..n-1",
+        reference=loud_and_rich,
+        checker=exact,
+        build_case=build_case,
+        field_map={"graphs": "richer", "quiet": "quiet"},
+        skipped_cells=skip_subcategories(["cyclic"], "the richer relation must be acyclic"),
+        label_status=(
+            "label-wrong: 441 of the 494 cyclic (out-of-contract) cases carry partial "
+            "memoised-DFS answers; all 206 DAG cases agree"
+        ),
+        notes=DAG_CELLS_NOTE,
+    )
+)

@@ -1,0 +1,108 @@
+"""lc997: find the person trusted by everybody else who trusts nobody."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    arc_list,
+    as_digraph,
+    is_int,
+    pairs_in_range,
+)
+
+STATEMENT = """\
+There are `n` people with ids `0..n-1`. Each entry `[a, b]` of `trust` says that person `a`
+trusts person `b` (`a != b`, and no entry repeats).
+
+The judge is a person who trusts nobody and is trusted by every one of the other `n-1` people.
+At most one person can be the judge. Return the judge's id, or `-1` if there is no judge.
+"""
+
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
+class Solution:
+    def findJudge(self, n: int, trust: List[List[int]]) -> int:
+        ...
+"""
+)
+
+
+def find_judge(n: int, trust: list[list[int]]) -> int:
+    """The unique person with no outgoing trust and n-1 distinct trusters, else -1."""
+    trusters: list[set[int]] = [set() for _ in range(n)]
+    trusts_someone = [False] * n
+    for a, b in trust:
+        if a != b:
+            trusts_someone[a] = True
+            trusters[b].add(a)
+    for x in range(n):
+        if not trusts_someone[x] and len(trusters[x]) == n - 1:
+            return x
+    return -1
+
+
+def in_contract(args: Mapping[str, Any]) -> bool:
+    n, trust = args["n"], args["trust"]
+    return (
+        is_int(n)
+        and n >= 1
+        and pairs_in_range(n, trust)
+        and all(a != b for a, b in trust)
+        and len({(a, b) for a, b in trust}) == len(trust)
+    )
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Starting from the graph's arcs, plant a judge in 60 % of the cases, and a near-judge
+    (one truster missing, or the candidate trusting someone) in 25 %; 15 % stay as drawn."""
+    D = as_digraph(G)
+    n = D.number_of_nodes()
+    arcs = set(D.edges())
+    roll = rng.random()
+    if roll < 0.85:
+        judge = rng.randrange(n)
+        arcs = {(a, b) for a, b in arcs if a != judge}
+        arcs |= {(a, judge) for a in range(n) if a != judge}
+        if roll >= 0.6:
+            if rng.random() < 0.5:
+                arcs.discard((rng.choice([a for a in range(n) if a != judge]), judge))
+            else:
+                b = rng.choice([x for x in range(n) if x != judge])
+                arcs.add((judge, b))
+    return {"n": n, "trust": arc_list(sorted(arcs), rng)}
+
+
+PROBLEM = register(
+    Problem(
+        id="lc997",
+        title="The person everybody trusts",
+        statement=STATEMENT,
+        signature=SIGNATURE,
+        method="findJudge",
+        arg_names=("n", "trust"),
+        concept="general graph",
+        difficulty="medium",
+        directed=True,
+        input_contract="ids in 0..n-1 (0-based, unlike LeetCode's 1..n); no self-trust, no "
+        "repeated pair",
+        reference=find_judge,
+        checker=exact,
+        build_case=build_case,
+        field_map={"n": "n", "graphs": "trust"},
+        label_status="constant-answer: every published label is -1 (return -1 scores 100 %)",
+        notes=(
+            "Ids are 0-based as in the data; every published label is the same under both "
+            "readings. Generated cases plant a judge (or a near-judge) on top of the drawn "
+            "graph, so the answer is not constant."
+        ),
+    )
+)
