@@ -11,9 +11,11 @@ import os
 import resource
 import signal
 import socket
+import subprocess
 import sys
 import textwrap
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -265,6 +267,43 @@ def test_deadline_kills_escaped_double_forked_setsid_child(ws):
     assert (ws / "grandchild_started").exists()
     time.sleep(3)  # well past the moment the escaped child would have written its marker
     assert not (ws / "escaped").exists()
+
+
+@needs_sandbox
+def test_judge_death_ends_the_run(ws):
+    (ws / "solution.py").write_text(
+        "import time\nopen('started', 'w').close()\ntime.sleep(2.5)\nopen('late', 'w').close()\n"
+    )
+    judge_code = (
+        "import sys; from pathlib import Path; from evaluator.sandbox import run, Limits; "
+        f"run([sys.executable, 'solution.py'], workspace=Path({str(ws)!r}), "
+        "limits=Limits(wall_seconds=60))"
+    )
+    judge = subprocess.Popen([sys.executable, "-c", judge_code], cwd=REPO)
+    try:
+        for _ in range(300):
+            if (ws / "started").exists():
+                break
+            time.sleep(0.1)
+        assert (ws / "started").exists()
+    finally:
+        judge.kill()
+        judge.wait()
+    time.sleep(3.5)
+    assert not (ws / "late").exists()
+
+
+@needs_sandbox
+def test_concurrent_runs_get_their_own_uid(tmp_path):
+    spaces = []
+    for i in range(3):
+        spaces.append(tmp_path / f"ws{i}")
+        spaces[-1].mkdir()
+    code = "import os, time; time.sleep(0.5); print(os.getuid())"
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda w: run([sys.executable, "-c", code], workspace=w), spaces))
+    uids = {int(r.stdout_tail) for r in results}
+    assert len(uids) == 3 and 0 not in uids
 
 
 @needs_sandbox
