@@ -41,8 +41,10 @@ def edge_list(G: nx.Graph, rng: random.Random, offset: int = 0) -> list[list[int
 
     Shuffling keeps solutions from relying on the generator's edge order.
     """
-    edges = [[u + offset, v + offset] if rng.random() < 0.5 else [v + offset, u + offset]
-             for u, v in G.edges()]
+    edges = [
+        [u + offset, v + offset] if rng.random() < 0.5 else [v + offset, u + offset]
+        for u, v in G.edges()
+    ]
     rng.shuffle(edges)
     return edges
 

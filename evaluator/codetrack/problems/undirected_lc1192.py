@@ -30,11 +30,14 @@ Return all critical links. Each link may be written as `[a, b]` or `[b, a]`, and
 listed in any order. Return an empty list when no link is critical.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def criticalConnections(self, n: int, connections: List[List[int]]) -> List[List[int]]:
         ...
 """
+)
 
 
 def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:

@@ -28,11 +28,14 @@ the smallest number of moves after which every computer can talk to every other 
 that is impossible because there are fewer than `n - 1` cables.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def makeConnected(self, n: int, connections: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def make_connected(n: int, connections: list[list[int]]) -> int:

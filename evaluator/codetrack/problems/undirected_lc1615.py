@@ -26,11 +26,14 @@ joining the two cities themselves counts once. Return the largest rank over all 
 different cities, whether or not they are joined by a road.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def maximalNetworkRank(self, n: int, roads: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def maximal_network_rank(n: int, roads: list[list[int]]) -> int:
@@ -48,7 +51,7 @@ def maximal_network_rank(n: int, roads: list[list[int]]) -> int:
     candidates = [v for v in range(n) if degree[v] in top]
     best = 0
     for i, a in enumerate(candidates):
-        for b in candidates[i + 1:]:
+        for b in candidates[i + 1 :]:
             rank = degree[a] + degree[b] - ((min(a, b), max(a, b)) in adjacent)
             best = max(best, rank)
     return best

@@ -28,11 +28,14 @@ number of edges with exactly one endpoint inside the trio. Return the smallest d
 or `-1` if the graph has no trio.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def minTrioDegree(self, n: int, edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def min_trio_degree(n: int, edges: list[list[int]]) -> int:

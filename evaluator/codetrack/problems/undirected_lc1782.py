@@ -29,11 +29,14 @@ different nodes with `incident(a, b) > queries[j]`. Return these counts as a lis
 `queries`.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def countPairs(self, n: int, edges: List[List[int]], queries: List[int]) -> List[int]:
         ...
 """
+)
 
 
 def count_pairs(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:

@@ -24,11 +24,14 @@ join a node to itself). Return `True` if some path of edges leads from `source` 
 `destination`, and `False` otherwise. Every node reaches itself.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def validPath(self, n: int, edges: List[List[int]], source: int, destination: int) -> bool:
         ...
 """
+)
 
 
 def valid_path(n: int, edges: list[list[int]], source: int, destination: int) -> bool:

@@ -29,11 +29,14 @@ value of that choice is `scores[a] + scores[b] + scores[c] + scores[d]`. Return 
 of any such choice, or `-1` if there is none.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def maximumScore(self, scores: List[int], edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def maximum_score(scores: list[int], edges: list[list[int]]) -> int:

@@ -27,11 +27,14 @@ Return the number of nodes on the longest path in the tree (no node visited twic
 two consecutive nodes carry different letters. A single node is such a path, of length 1.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def longestPath(self, parent: List[int], s: str) -> int:
         ...
 """
+)
 
 
 def longest_path(parent: list[int], s: str) -> int:

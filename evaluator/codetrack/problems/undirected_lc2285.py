@@ -25,11 +25,14 @@ Give every city a different integer from `1` to `n`. The importance of a road is
 integers given to its two cities. Return the largest possible sum of the importances of all roads.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def maximumImportance(self, n: int, roads: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def maximum_importance(n: int, roads: list[list[int]]) -> int:

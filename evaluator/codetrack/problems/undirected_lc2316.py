@@ -26,11 +26,14 @@ Return the number of unordered pairs of different nodes that are not joined by a
 with no edges is joined by a path to no other node.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def countPairs(self, n: int, edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def count_unreachable_pairs(n: int, edges: list[list[int]]) -> int:

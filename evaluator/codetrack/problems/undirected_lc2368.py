@@ -27,11 +27,14 @@ Start at node `0` and move along edges, never stepping onto a blocked node. Retu
 nodes you can reach, node `0` included.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def reachableNodes(self, n: int, edges: List[List[int]], restricted: List[int]) -> int:
         ...
 """
+)
 
 
 def reachable_nodes(n: int, edges: list[list[int]], restricted: list[int]) -> int:

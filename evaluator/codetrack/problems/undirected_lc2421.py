@@ -30,11 +30,14 @@ no node carries a larger value than the ends. A single node is a good path, and 
 reverse count as one. Return the number of good paths.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def numberOfGoodPaths(self, vals: List[int], edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def number_of_good_paths(vals: list[int], edges: list[list[int]]) -> int:

@@ -37,11 +37,14 @@ node `0` included:
 Return the largest total Alice can obtain.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def mostProfitablePath(self, edges: List[List[int]], bob: int, amount: List[int]) -> int:
         ...
 """
+)
 
 
 def _bob_path(parent: list[int], bob: int) -> list[int]:

@@ -29,11 +29,14 @@ anywhere along the way. A car uses one litre of fuel for every road it crosses. 
 minimum total fuel needed to bring all representatives to the capital.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def minimumFuelCost(self, roads: List[List[int]], seats: int) -> int:
         ...
 """
+)
 
 
 def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:

@@ -29,11 +29,14 @@ non-empty) so that the two ends of every edge lie in groups whose numbers differ
 Return the largest `m` for which such a split exists, or `-1` if there is no such split at all.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def magnificentSets(self, n: int, edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def _eccentricity_layers(adj: list[list[int]], start: int) -> int:

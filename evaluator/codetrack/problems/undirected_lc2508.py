@@ -26,11 +26,14 @@ joined by an edge (so the graph stays without repeated edges and self-loops). Re
 you can make the degree of every node even this way, and `False` otherwise.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def isPossible(self, n: int, edges: List[List[int]]) -> bool:
         ...
 """
+)
 
 
 def is_possible(n: int, edges: list[list[int]]) -> bool:

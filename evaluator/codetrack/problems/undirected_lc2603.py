@@ -30,11 +30,14 @@ minimum number of edge moves (each traversal counts, repeats included) needed to
 coin and come back to the starting node.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def collectTheCoins(self, coins: List[int], edges: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:

@@ -30,12 +30,15 @@ prices. A halved price is rounded up: price `p` becomes `p - p // 2`. Return the
 total cost of all trips.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def minimumTotalPrice(self, n: int, edges: List[List[int]], price: List[int],
                           trips: List[List[int]]) -> int:
         ...
 """
+)
 
 
 def minimum_total_price(

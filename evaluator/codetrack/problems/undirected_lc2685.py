@@ -28,11 +28,14 @@ node without edges forms a complete component on its own. Return the number of c
 connected components.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def countCompleteComponents(self, n: int, edges: List[List[int]]) -> int:
         ...
 """
+)
 
 # components up to this size may be turned into cliques by build_case
 _SMALL = 8

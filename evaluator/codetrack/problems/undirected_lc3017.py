@@ -22,11 +22,14 @@ Return a list `result` of length `n` where `result[k - 1]` is the number of orde
 `(i, j)` of different houses whose shortest road distance is exactly `k`.
 """
 
-SIGNATURE = TYPING_IMPORT + """\
+SIGNATURE = (
+    TYPING_IMPORT
+    + """\
 class Solution:
     def countOfPairs(self, n: int, x: int, y: int) -> List[int]:
         ...
 """
+)
 
 MAX_N = 1000
 
@@ -38,8 +41,9 @@ def count_of_pairs(n: int, x: int, y: int) -> list[int]:
     houses = np.arange(1, n + 1)
     for i in range(1, n):
         j = houses[i:]  # houses after i
-        d = np.minimum(j - i, np.minimum(abs(i - x) + 1 + np.abs(j - y),
-                                         abs(i - y) + 1 + np.abs(j - x)))
+        d = np.minimum(
+            j - i, np.minimum(abs(i - x) + 1 + np.abs(j - y), abs(i - y) + 1 + np.abs(j - x))
+        )
         result += np.bincount(d, minlength=n + 1)[: n + 1]
     return [int(2 * c) for c in result[1:]]
 
