@@ -1,0 +1,137 @@
+"""Maintainer corrections to the ledger: re-score a competition, withdraw a submission.
+
+Why audit lines instead of edits: the ledger is append-only, so every correction is a new row
+that says who, when and why, and the leaderboard (a pure function of the ledger) follows. A
+re-score re-opens each active submission's stored envelope (`leaderboard/envelopes/<digest>.jwe`,
+ciphertext committed at publish time) with the platform key and scores it on the current hidden
+labels; the rescore row's digest is derived from the target and the labels' bytes, so running it
+twice with the same labels adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator import envelope
+from evaluator.ci.record import envelopes_dir, ledger_path
+from evaluator.errors import ConfigError, Rejection
+from evaluator.ledger import RESCORE, SUBMISSION, WITHDRAWAL, Ledger, active_submissions, now_iso
+from evaluator.pipeline import load_labels
+from evaluator.scoring import score
+from evaluator.spec import load_spec
+from evaluator.validate import all_ids, competition_ids, validate_predictions
+
+MIN_PREFIX = 8
+
+
+@dataclass
+class RescoreReport:
+    slug: str
+    version: int
+    checked: int = 0
+    changed: list[dict[str, Any]] = field(default_factory=list)  # the rescore rows
+    missing: list[str] = field(default_factory=list)  # digests without a stored envelope
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (digest, reason)
+    written: int = 0
+
+
+def labels_fingerprint(competition: Path, split_paths: list[str]) -> str:
+    """SHA-256 over the sealed label files: changes exactly when the labels are re-sealed."""
+    h = hashlib.sha256()
+    for rel in sorted(split_paths):
+        h.update(rel.encode() + b"\x00" + (competition / rel).read_bytes() + b"\x00")
+    return h.hexdigest()
+
+
+def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
+            reason: str = "hidden labels corrected", by: str = "",
+            skip_missing: bool = False, dry_run: bool = False) -> RescoreReport:
+    """Re-score every active submission of the competition's current version."""
+    root = Path(root)
+    competition = root / "competitions" / slug
+    if not (competition / "competition.yaml").is_file():
+        raise ConfigError(f"{competition}: no competition.yaml; is {slug!r} the folder name?")
+    spec = load_spec(competition)
+    ledger = Ledger(ledger_path(root))
+    rows = [r for r in active_submissions(ledger.rows())
+            if r["slug"] == spec.slug and r["version"] == spec.version]
+    report = RescoreReport(spec.slug, spec.version)
+    stored = {r["digest"]: envelopes_dir(root) / f"{r['digest']}.jwe" for r in rows}
+    report.missing = [d for d, p in stored.items() if not p.is_file()]
+    if report.missing and not skip_missing:
+        raise ConfigError(f"{len(report.missing)} active submission(s) of {slug} have no stored "
+                          f"envelope in {envelopes_dir(root)} (e.g. {report.missing[0][:12]}); "
+                          "pass --skip-missing to re-score the others")
+    labels = load_labels(competition, spec, keys)
+    fingerprint = labels_fingerprint(competition, [s.labels for s in spec.splits.values()])
+    expected = all_ids(competition_ids(competition, spec))
+    for r in rows:
+        path = stored[r["digest"]]
+        if r["digest"] in report.missing:
+            continue
+        sealed = path.read_bytes()
+        if envelope.digest(sealed) != r["digest"]:
+            report.failed.append((r["digest"], f"{path} does not hash to its name"))
+            continue
+        try:
+            opened = envelope.open_envelope(sealed, keys, envelope.prediction_claims(
+                spec.slug, spec.version, r["participant"].lower()))
+            table = validate_predictions(opened.plaintext, spec, expected,
+                                         filename=spec.submission.file)
+        except Rejection as err:
+            report.failed.append((r["digest"], str(err).splitlines()[0]))
+            continue
+        report.checked += 1
+        scores = score(spec, labels, table)
+        if scores == r["scores"]:
+            continue
+        report.changed.append({
+            "type": RESCORE,
+            "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{fingerprint}".encode()
+                                     ).hexdigest(),
+            "target": r["digest"], "slug": spec.slug, "version": spec.version,
+            "participant": r["participant"], "scores": scores, "previous": r["scores"],
+            "labels": fingerprint, "reason": reason, "by": by, "at": now_iso(),
+        })
+    if report.changed and not dry_run:
+        report.written = ledger.append_many(report.changed)
+    return report
+
+
+def find_submission(rows: list[dict[str, Any]], digest: str) -> dict[str, Any]:
+    """The submission row whose digest is `digest` or starts with it (>= 8 hex characters)."""
+    digest = digest.strip().lower()
+    if not re.fullmatch(rf"[0-9a-f]{{{MIN_PREFIX},64}}", digest):
+        raise ConfigError(f"{digest!r} is not a submission digest (at least {MIN_PREFIX} "
+                          "hexadecimal characters, as shown on the PR and in the ledger)")
+    found = [r for r in rows if r["type"] == SUBMISSION and r["digest"].startswith(digest)]
+    if not found:
+        raise ConfigError(f"no submission with digest {digest} in the ledger")
+    if len(found) > 1:
+        raise ConfigError(f"digest prefix {digest} matches {len(found)} submissions; give more "
+                          "characters")
+    return found[0]
+
+
+def withdraw(root: Path, digest: str, *, reason: str, by: str = "") -> tuple[dict[str, Any], bool]:
+    """Append a withdrawal row; returns (row, written). Withdrawing twice writes nothing."""
+    if not reason.strip():
+        raise ConfigError("--reason is required: the audit line says why")
+    ledger = Ledger(ledger_path(root))
+    target = find_submission(ledger.rows(), digest)
+    row = {"type": WITHDRAWAL, "digest": target["digest"], "slug": target["slug"],
+           "version": target["version"], "participant": target["participant"],
+           "reason": reason.strip(), "by": by, "at": now_iso()}
+    return row, ledger.append(row)
+
+
+def describe(row: Mapping[str, Any]) -> str:
+    return json.dumps(dict(row), sort_keys=True, ensure_ascii=True)

@@ -1,0 +1,109 @@
+"""Phase 2 of a pull request: record, render, commit, answer, label, close (no decryption key).
+
+Why this order: the ledger commit comes first and the comment last, so an answer on the PR always
+means the result is on the default branch; a failure anywhere leaves no answer and a re-run
+finishes the job. Every step is idempotent (row by digest, answer by hidden marker, labels,
+closing), so re-running the workflow never records or answers twice. An accepted result is
+recorded even if the PR was closed or pushed to after scoring: its scores already exist in the
+run's artifact, and dropping them would let anyone probe the hidden labels for free.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator import envelope
+from evaluator.ci.comment import LABELS, answered_status, find_answer, render_answer
+from evaluator.ci.fetch import fetch_blob
+from evaluator.ci.gitops import PushReport, commit_and_push
+from evaluator.ci.logs import say
+from evaluator.ci.record import ledger_path, record_submission, standing_of
+from evaluator.ci.result import ACCEPTED, SKIPPED, Result
+from evaluator.errors import ConfigError
+from evaluator.github import GitHubClient
+from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.spec import load_spec
+
+
+@dataclass(frozen=True)
+class Published:
+    status: str
+    push: PushReport | None
+    commented: bool
+    closed: bool
+    rank: int | None = None
+    entries: int | None = None
+
+
+def commit_message(result: Result, run_url: str | None) -> str:
+    scores = ", ".join(f"{k}={v:.4f}" for k, v in sorted(result.scores.items()))
+    lines = [f"leaderboard: record {result.author_login.lower()} on {result.slug} "
+             f"(PR #{result.pr})", "",
+             f"Envelope {result.digest}", f"Scores: {scores}"]
+    if run_url:
+        lines.append(f"Workflow run: {run_url}")
+    return "\n".join(lines) + "\n"
+
+
+def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: str = "origin",
+                   branch: str = "main", bot_login: str, server_url: str = "https://github.com",
+                   run_url: str | None = None, git_env: Mapping[str, str] | None = None,
+                   push_attempts: int = 5, sleep: Callable[[float], None] = time.sleep,
+                   ) -> Published:
+    if result.repo.lower() != client.repo_name.lower():
+        raise ConfigError(f"the result is for {result.repo}, not {client.repo_name}")
+    pull = client.pull(result.pr)
+    if (pull.author_login.lower(), pull.author_id) != (result.author_login.lower(),
+                                                        result.author_id):
+        raise ConfigError(f"the result names author {result.author_login} "
+                          f"({result.author_id}) but PR #{result.pr} is by "
+                          f"{pull.author_login} ({pull.author_id}); refusing to publish")
+    answer = find_answer(client.comments(result.pr), bot_login)
+    if result.status == SKIPPED:
+        say(f"PR #{result.pr}: nothing to publish ({result.code}: {result.reason})")
+        if answer is not None and pull.state == "open":  # finish an interrupted earlier run
+            client.add_labels(result.pr, LABELS[answered_status(answer)])
+            client.close(result.pr)
+            return Published(SKIPPED, None, False, True)
+        return Published(SKIPPED, None, False, False)
+
+    push = rank = entries = version = earlier_pr = None
+    if result.status == ACCEPTED:
+        assert result.row is not None and result.slug and result.envelope_blob_sha
+        spec = load_spec(Path(root) / "competitions" / result.slug)
+        version = spec.version
+        sealed = fetch_blob(client, result.envelope_blob_sha, "predictions.csv.enc", None)
+        if envelope.digest(sealed) != result.digest:
+            raise ConfigError(f"blob {result.envelope_blob_sha} does not hash to the scored "
+                              f"digest {result.digest}; refusing to publish")
+        row = result.row
+        push = commit_and_push(
+            Path(root), lambda: record_submission(root, row, sealed,
+                                                  commit_message(result, run_url)),
+            remote=remote, branch=branch, attempts=push_attempts, sleep=sleep, env=git_env)
+        rows = Ledger(ledger_path(root)).rows()
+        rank, entries = standing_of(spec, rows, result.author_login)
+        if result.duplicate:
+            earlier_pr = next((r.get("pr") for r in rows if r["type"] == SUBMISSION
+                               and r["digest"] == result.digest), None)
+        say(f"PR #{result.pr}: recorded {result.digest[:12] if result.digest else ''} "
+            f"(pushed={push.pushed}, attempts={push.attempts}); rank {rank} of {entries}")
+
+    commented = False
+    if answer is None:
+        body = render_answer(result, server_url=server_url, branch=branch, run_url=run_url,
+                             rank=rank, entries=entries, version=version,
+                             earlier_pr=earlier_pr)
+        commented = client.comment_once(
+            result.pr, body, already=lambda cs: find_answer(cs, bot_login) is not None)
+    client.add_labels(result.pr, LABELS[result.status])
+    closed = False
+    if pull.state == "open":
+        client.close(result.pr)
+        closed = True
+    say(f"PR #{result.pr}: {result.status}; answered={commented or answer is not None}, "
+        f"closed={closed or pull.state != 'open'}")
+    return Published(result.status, push, commented, closed, rank, entries)

@@ -1,0 +1,78 @@
+"""What a publish writes into the repository: ledger row, stored ciphertext, rendered pages.
+
+Why store the ciphertext: re-scoring after a label fix needs the original predictions, and we
+never keep them decrypted. The envelope is already public in the pull request and only the
+platform key opens it, so `leaderboard/envelopes/<digest>.jwe` is safe to commit; its name is its
+SHA-256, which is also the ledger row's identity.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluator import envelope
+from evaluator.ci.gitops import Change
+from evaluator.errors import ConfigError
+from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.ranking import standings
+from evaluator.render import write_leaderboards
+from evaluator.spec import CompetitionSpec, load_spec
+
+
+def ledger_path(root: Path) -> Path:
+    return Path(root) / "leaderboard" / "ledger.jsonl"
+
+
+def envelopes_dir(root: Path) -> Path:
+    return Path(root) / "leaderboard" / "envelopes"
+
+
+def all_specs(root: Path) -> list[CompetitionSpec]:
+    return [load_spec(p.parent) for p in sorted((Path(root) / "competitions").glob(
+        "*/competition.yaml"))]
+
+
+def store_envelope(root: Path, sealed: bytes) -> Path:
+    """Write the ciphertext under its digest (idempotent); returns the path."""
+    digest = envelope.digest(sealed)
+    path = envelopes_dir(root) / f"{digest}.jwe"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = sealed.strip() + b"\n"
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    return path
+
+
+def rerender(root: Path) -> list[Path]:
+    ledger = Ledger(ledger_path(root))
+    return write_leaderboards(all_specs(root), ledger.rows(), Path(root) / "leaderboard")
+
+
+def record_submission(root: Path, row: dict[str, Any], sealed: bytes,
+                      message: str) -> Change | None:
+    """Append `row` (idempotent by digest), store the envelope, re-render. None if all done."""
+    root = Path(root)
+    if envelope.digest(sealed) != row["digest"]:
+        raise ConfigError("the stored envelope does not hash to the ledger row's digest")
+    ledger = Ledger(ledger_path(root))
+    env_path = envelopes_dir(root) / f"{row['digest']}.jwe"
+    present = any(r["type"] == SUBMISSION and r["digest"] == row["digest"]
+                  for r in ledger.rows())
+    if present and env_path.exists():
+        return None
+    store_envelope(root, sealed)
+    ledger.append(row)
+    pages = rerender(root)
+    paths = [ledger.path, env_path, *pages]
+    return Change(paths=[str(p.relative_to(root)) for p in paths], message=message)
+
+
+def standing_of(spec: CompetitionSpec, rows: list[dict[str, Any]],
+                participant: str) -> tuple[int | None, int]:
+    """(rank of the participant's counted submission, number of ranked participants)."""
+    table = standings(spec, rows)
+    for entry in table:
+        if entry.row["participant"].lower() == participant.lower():
+            return entry.rank, len(table)
+    return None, len(table)

@@ -1,0 +1,120 @@
+"""Phase 1 of a pull request: decide and score, read-only, holding the decryption key.
+
+Why read-only: this is the only code that sees the private key, so it changes nothing anywhere;
+it reads the PR through the API, the ledger and competitions from the base-branch checkout, and
+returns a `Result`. Order: already-handled checks, then the path policy, then the two blobs (as
+data), then `evaluate_bytes`, which checks identity and eligibility BEFORE any score exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator.ci.comment import find_answer
+from evaluator.ci.fetch import HeadMoved, fetch_submission
+from evaluator.ci.policy import PolicyRejection, check_pr_files
+from evaluator.ci.record import ledger_path
+from evaluator.ci.result import ACCEPTED, REJECTED, SKIPPED, ProblemItem, Result
+from evaluator.errors import Rejection
+from evaluator.github import GitHubClient, PullInfo
+from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.metadata import LOGIN_RE, MAX_METADATA_BYTES
+from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME, evaluate_bytes, max_envelope_bytes
+from evaluator.spec import SLUG_RE, load_spec
+
+KeyLoader = Callable[[], Mapping[str, rsa.RSAPrivateKey]]
+
+
+class ReadOnlyLedger(Ledger):
+    """The base branch's ledger for duplicate and eligibility checks; appends are captured in
+    memory and never written (the scoring job holds a read-only token and writes nothing)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.captured: list[dict[str, Any]] = []
+
+    def append_many(self, rows: Iterable[dict[str, Any]]) -> int:
+        rows = list(rows)
+        self.captured.extend(rows)
+        return len(rows)
+
+
+def competition_exists(root: Path) -> Callable[[str], bool]:
+    def exists(slug: str) -> bool:
+        return bool(re.fullmatch(SLUG_RE, slug)) and \
+            (Path(root) / "competitions" / slug / "competition.yaml").is_file()
+    return exists
+
+
+def _check_author(pull: PullInfo, rows: list[dict[str, Any]]) -> None:
+    if pull.author_type != "User" or not re.fullmatch(LOGIN_RE, pull.author_login):
+        raise Rejection(f"pull requests by {pull.author_login!r} ({pull.author_type}) are not "
+                        "submissions; submit from a personal GitHub account",
+                        code="invalid-author")
+    for r in rows:
+        if (r["type"] == SUBMISSION and r["participant"].lower() == pull.author_login.lower()
+                and r.get("participant_id") not in (None, pull.author_id)):
+            raise Rejection(f"the login {pull.author_login!r} made earlier submissions from a "
+                            "different GitHub account (the login was renamed or reused); a "
+                            "maintainer must resolve this", code="identity-mismatch")
+
+
+def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoader,
+             bot_login: str, now: datetime | None = None) -> Result:
+    """The verdict for PR `number`. Raises ConfigError/GitHubError for platform failures."""
+    root = Path(root)
+    pull = client.pull(number)
+    base: dict[str, Any] = {"repo": client.repo_name, "pr": number, "head_sha": pull.head_sha,
+                            "author_login": pull.author_login, "author_id": pull.author_id}
+    if pull.state != "open":
+        return Result(**base, status=SKIPPED, code="closed",
+                      reason=f"pull request #{number} is {pull.state}; nothing to evaluate")
+    ledger = ReadOnlyLedger(ledger_path(root))
+    rows = ledger.rows()
+    if any(r["type"] == SUBMISSION and r.get("pr") == number for r in rows):
+        return Result(**base, status=SKIPPED, code="already-scored",
+                      reason=f"pull request #{number} is already in the ledger")
+    if find_answer(client.comments(number), bot_login) is not None:
+        return Result(**base, status=SKIPPED, code="already-answered",
+                      reason=f"pull request #{number} already has the bot's answer")
+    slug = None
+    try:
+        _check_author(pull, rows)
+        default = client.default_branch()
+        if pull.base_ref != default:
+            raise Rejection(f"the pull request targets {pull.base_ref!r}; submissions go to "
+                            f"{default!r}", code="wrong-base")
+        files = client.pull_files(number)
+        if client.pull(number).head_sha != pull.head_sha:
+            raise HeadMoved(f"pull request #{number} was updated while it was being read; the "
+                            "run for the new commit evaluates it")
+        sub = check_pr_files(files, pull.author_login, competition_exists=competition_exists(root),
+                             total_files=pull.changed_files)
+        slug = sub.slug
+        competition = root / "competitions" / slug
+        spec = load_spec(competition)
+        fetched = fetch_submission(client, pull.head_sha, sub, {
+            ENVELOPE_NAME: max_envelope_bytes(spec), METADATA_NAME: MAX_METADATA_BYTES})
+        outcome = evaluate_bytes(competition, fetched[ENVELOPE_NAME].data,
+                                 fetched[METADATA_NAME].data, participant=pull.author_login,
+                                 keys=load_keys(), ledger=ledger, pr=number,
+                                 participant_id=pull.author_id, now=now)
+    except PolicyRejection as err:
+        return Result(**base, status=REJECTED, code=err.code, reason=str(err).splitlines()[0],
+                      problems=[ProblemItem(path=p.path[:1000], reason=p.reason)
+                                for p in err.problems])
+    except Rejection as err:
+        return Result(**base, status=REJECTED, code=err.code, reason=str(err)[:20000],
+                      slug=slug)
+    row = outcome.row
+    assert row is not None
+    return Result(**base, status=ACCEPTED, slug=outcome.slug, scores=outcome.scores,
+                  duplicate=outcome.duplicate, remaining_version=outcome.remaining_version,
+                  remaining_today=outcome.remaining_today, row=row,
+                  envelope_blob_sha=fetched[ENVELOPE_NAME].blob_sha, digest=row["digest"])

@@ -1,0 +1,188 @@
+"""Verbs for the pull-request pipeline and for maintainers' ledger corrections.
+
+`gnncb ci pr score` (key, read-only token) and `gnncb ci pr publish` (write token, no key) are
+the two jobs of `.github/workflows/evaluate.yml`; `gnncb ledger rescore|withdraw` are the audited
+corrections. Exit codes: 0 when a verdict was written / published (a rejected submission is a
+successful run of the pipeline), 2 when the platform failed (nothing recorded, re-run later).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator import keys
+from evaluator.cli import GROUPS
+from evaluator.errors import ConfigError
+from evaluator.paths import repo_root
+
+PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ci", help="the pull-request pipeline (used by GitHub Actions)")
+    cs = p.add_subparsers(dest="ci_command", metavar="ACTION", required=True)
+    GROUPS["ci"] = cs
+    pr = cs.add_parser("pr", help="evaluate a submission pull request in two phases")
+    ps = pr.add_subparsers(dest="ci_pr_command", metavar="PHASE", required=True)
+
+    s = ps.add_parser("score", help="phase 1: policy, fetch as data, evaluate; write the verdict")
+    _common(s)
+    s.add_argument("--out", type=Path, required=True, help="where to write the result JSON")
+    s.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY and "
+                        f"${PREVIOUS_KEY_ENV}")
+    s.set_defaults(func=cmd_pr_score)
+
+    s = ps.add_parser("publish", help="phase 2: record, render, commit, comment, label, close")
+    _common(s)
+    s.add_argument("--result", type=Path, required=True, help="the result JSON from phase 1")
+    s.add_argument("--remote", default="origin")
+    s.add_argument("--branch", default=None, help="default: the repository's default branch")
+    s.add_argument("--run-url", default=None, help="default: built from GITHUB_* variables")
+    s.set_defaults(func=cmd_pr_publish)
+
+    p = sub.add_parser("ledger", help="audited corrections to the ledger")
+    ls = p.add_subparsers(dest="ledger_command", metavar="ACTION", required=True)
+    GROUPS["ledger"] = ls
+    r = ls.add_parser("rescore", help="re-score every active submission of a competition "
+                                      "(after a hidden-label fix) and re-render")
+    r.add_argument("slug")
+    r.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
+    r.add_argument("--private-key", type=Path, action="append")
+    r.add_argument("--reason", default="hidden labels corrected")
+    r.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
+                   help="who runs the correction (recorded)")
+    r.add_argument("--skip-missing", action="store_true",
+                   help="re-score the others when some envelopes are not stored")
+    r.add_argument("--dry-run", action="store_true", help="report changes, write nothing")
+    r.set_defaults(func=cmd_ledger_rescore)
+    w = ls.add_parser("withdraw", help="withdraw a submission with an audit line (no deletion)")
+    w.add_argument("digest", help="the submission's digest (or a unique prefix of >= 8 chars)")
+    w.add_argument("--reason", required=True)
+    w.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
+    w.add_argument("--root", type=Path, default=None)
+    w.set_defaults(func=cmd_ledger_withdraw)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", required=True, help="OWNER/NAME")
+    p.add_argument("--pr", type=int, required=True, help="pull request number")
+    p.add_argument("--root", type=Path, default=None,
+                   help="base-branch checkout (default: $GNNCB_ROOT or the package's repo)")
+    p.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL",
+                                                       "https://api.github.com"))
+    p.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL",
+                                                          "https://github.com"))
+    p.add_argument("--bot-login", default=os.environ.get("GNNCB_BOT_LOGIN",
+                                                         "github-actions[bot]"),
+                   help="account whose comments carry the bot's answers")
+
+
+def _token() -> str:
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
+    if not token:
+        raise ConfigError("set GITHUB_TOKEN (the workflow passes github.token) to call the API")
+    return token
+
+
+def _client(args: argparse.Namespace):
+    from evaluator.github import GitHubClient
+
+    return GitHubClient(args.repo, _token(), base_url=args.api_url)
+
+
+def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
+    """Keys from files, else $GNNCB_PRIVATE_KEY plus the optional previous key (rotation)."""
+    if paths:
+        return keys.private_keys_from(paths)
+    found = keys.private_keys_from(None)
+    previous = os.environ.get(PREVIOUS_KEY_ENV, "")
+    if previous.strip():
+        found |= keys.load_private_keys(previous, source=f"${PREVIOUS_KEY_ENV}")
+    return found
+
+
+def cmd_pr_score(args: argparse.Namespace) -> int:
+    from evaluator.ci.logs import say
+    from evaluator.ci.result import write_result
+    from evaluator.ci.score import score_pr
+
+    result = score_pr(_client(args), args.pr, root=args.root or repo_root(),
+                      load_keys=lambda: load_keys(args.private_key), bot_login=args.bot_login)
+    write_result(result, args.out)
+    say(f"PR #{args.pr} by {result.author_login}: {result.status}"
+        + (f" ({result.code}) {result.reason}" if result.code else ""))
+    for p in result.problems:
+        say(f"  {p.path!r}: {p.reason}")
+    return 0
+
+
+def _run_url(args: argparse.Namespace) -> str | None:
+    if args.run_url:
+        return args.run_url
+    run_id, repo = os.environ.get("GITHUB_RUN_ID"), os.environ.get("GITHUB_REPOSITORY")
+    if run_id and repo and run_id.isdigit():
+        return f"{args.server_url.rstrip('/')}/{repo}/actions/runs/{run_id}"
+    return None
+
+
+def cmd_pr_publish(args: argparse.Namespace) -> int:
+    from evaluator.ci.gitops import Git, auth_env
+    from evaluator.ci.publish import publish_result
+    from evaluator.ci.result import read_result
+
+    root = args.root or repo_root()
+    result = read_result(args.result)
+    if result.pr != args.pr:
+        raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
+    client = _client(args)
+    url = Git(root).out("remote", "get-url", args.remote)
+    git_env = None
+    if url.startswith("https://"):
+        git_env = auth_env(_token(), urlparse(url).hostname or "github.com")
+    publish_result(client, result, root=root, remote=args.remote,
+                   branch=args.branch or client.default_branch(), bot_login=args.bot_login,
+                   server_url=args.server_url, run_url=_run_url(args), git_env=git_env)
+    return 0
+
+
+def cmd_ledger_rescore(args: argparse.Namespace) -> int:
+    from evaluator.ci.ledger_ops import rescore
+    from evaluator.ci.record import rerender
+
+    root = args.root or repo_root()
+    report = rescore(root, args.slug, load_keys(args.private_key), reason=args.reason,
+                     by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
+    print(f"{report.slug} v{report.version}: re-scored {report.checked} active submission(s); "
+          f"{len(report.changed)} changed")
+    for row in report.changed:
+        print(f"  {row['target'][:12]} {row['participant']}: {row['previous']} -> "
+              f"{row['scores']}")
+    for digest, why in report.failed:
+        print(f"  could not re-score {digest[:12]}: {why}")
+    for digest in report.missing:
+        print(f"  skipped {digest[:12]}: no stored envelope")
+    if args.dry_run:
+        print("dry run: nothing written")
+        return 0
+    for path in rerender(root):
+        print(f"wrote {path}")
+    print(f"appended {report.written} rescore row(s); commit leaderboard/ through a PR")
+    return 1 if report.failed else 0
+
+
+def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
+    from evaluator.ci.ledger_ops import describe, withdraw
+    from evaluator.ci.record import rerender
+
+    root = args.root or repo_root()
+    row, written = withdraw(root, args.digest, reason=args.reason, by=args.by)
+    print(("appended " if written else "already withdrawn: ") + describe(row))
+    for path in rerender(root):
+        print(f"wrote {path}")
+    return 0
