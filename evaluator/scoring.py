@@ -25,6 +25,8 @@ def _key_index(index: pd.Index) -> pd.Index:
 
 def align(predictions: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     """Predictions in the order of `labels`' ids; every label id must be predicted."""
+    if predictions.index.equals(labels.index):  # same ids, same order: nothing to do
+        return predictions
     pred_index, label_index = _key_index(predictions.index), _key_index(labels.index)
     if pred_index.dtype != label_index.dtype:
         pred_index = pd.Index(pred_index.astype(str))

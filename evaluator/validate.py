@@ -143,7 +143,9 @@ def _check_target(column: pd.Series, target: Target, report: Report) -> pd.Serie
         return column
     if target.type == "class":
         classes = target.classes or []
-        if isinstance(classes[0], int):
+        if isinstance(classes[0], int) and pd.api.types.is_integer_dtype(column.dtype):
+            values = column.astype(np.int64)
+        elif isinstance(classes[0], int):
             numeric = pd.to_numeric(column, errors="coerce")
             bad = np.flatnonzero(numeric.isna().to_numpy() | (numeric % 1 != 0).to_numpy())
             if len(bad):
@@ -179,33 +181,39 @@ def _check_target(column: pd.Series, target: Target, report: Report) -> pd.Serie
     return values
 
 
-def _check_ids(ids: pd.Series, expected: pd.Series, report: Report) -> pd.Series:
+def _check_ids(ids: pd.Series, expected: pd.Series,
+               report: Report) -> tuple[pd.Index, np.ndarray]:
+    """Returns the expected ids (as compared) and, per row, its position among them."""
     where = f"{report.filename}, column {ids.name!r}"
     if ids.isna().any():
         rows = np.flatnonzero(ids.isna().to_numpy())
         report.add(f"{where}: {len(rows)} empty ids at line(s) {_lines(rows)}")
-        return ids
+        return pd.Index(expected), np.full(len(ids), -1)
     got, want = _id_key(ids), _id_key(expected)
     if got.dtype != want.dtype:
         got, want = got.astype(str).str.strip(), want.astype(str).str.strip()
-    dup_mask = got.duplicated(keep="first").to_numpy()
-    if dup_mask.any():
-        rows = np.flatnonzero(dup_mask)
+    # One hash lookup answers all three questions: position -1 = not a test id; a position
+    # seen twice = duplicate; a position never seen = missing.
+    want_index = pd.Index(want)
+    positions = want_index.get_indexer(got)
+    extra_rows = np.flatnonzero(positions < 0)
+    if len(extra_rows):
+        report.add(f"{where}: {len(extra_rows)} ids are not test ids at line(s) "
+                   f"{_lines(extra_rows)}, e.g. {_examples(got.iloc[extra_rows].tolist())}; "
+                   "predict only the ids in the competition's test id files")
+    known = positions[positions >= 0]
+    hits = np.bincount(known, minlength=len(want_index))
+    if (hits > 1).any():
+        repeated = pd.Series(positions).duplicated(keep="first").to_numpy() & (positions >= 0)
+        rows = np.flatnonzero(repeated)
         report.add(f"{where}: {len(rows)} duplicate ids at line(s) {_lines(rows)}, e.g. "
                    f"{_examples(got.iloc[rows].tolist())}; give each test id exactly once")
-    want_index = pd.Index(want)
-    extra_mask = ~got.isin(want_index).to_numpy()
-    if extra_mask.any():
-        rows = np.flatnonzero(extra_mask)
-        report.add(f"{where}: {len(rows)} ids are not test ids at line(s) {_lines(rows)}, e.g. "
-                   f"{_examples(got.iloc[rows].tolist())}; predict only the ids in the "
-                   "competition's test id files")
-    missing = want_index.difference(pd.Index(got))
+    missing = want_index[hits == 0]
     if len(missing):
         report.add(f"{report.filename}: {len(missing)} of {len(want_index)} test ids are "
                    f"missing, e.g. {_examples(missing.tolist())}; see "
                    "data/sample_submission.csv for the full list")
-    return got
+    return want_index, positions
 
 
 def validate_predictions(data: bytes, spec: CompetitionSpec, expected_ids: pd.Series,
@@ -221,11 +229,15 @@ def validate_predictions(data: bytes, spec: CompetitionSpec, expected_ids: pd.Se
     if len(table) == 0:
         raise Rejection(f"{filename} has a header but no rows; expected one row per test id",
                         code="empty")
-    ids = _check_ids(table[spec.id_column], expected_ids, report)
+    want_index, positions = _check_ids(table[spec.id_column], expected_ids, report)
     columns = {t.name: _check_target(table[t.name], t, report) for t in spec.targets}
     report.raise_if_any()
-    out = pd.DataFrame(columns)
-    out.index = pd.Index(ids.to_numpy(), name=spec.id_column)
+    # Valid means `positions` is a permutation: put rows in the order of the expected ids, so
+    # scoring can align with labels stored in that order without another hash lookup.
+    order = np.empty(len(positions), dtype=np.int64)
+    order[positions] = np.arange(len(positions))
+    out = pd.DataFrame({name: col.to_numpy()[order] for name, col in columns.items()})
+    out.index = pd.Index(want_index.to_numpy(), name=spec.id_column)
     return out
 
 
