@@ -1,0 +1,584 @@
+"""Seeded case sets: which cases a problem is judged on, generated once and cached on disk.
+
+Why cached sets: a case is cheap to describe (a seed) but its graph, its input and its expected
+answer take NetworkX and the reference solution to produce; the judge, the report and the
+leaderboard all need the same cases, so a set is generated once into a directory
+(`manifest.json` + `cases/<problem>.jsonl.gz`) and read many times. Every case records its seed,
+category, sub-category, node count and graph statistics, so anyone can regenerate or inspect it.
+
+Plans (how many cases per problem and cell):
+- "paper" (the default) mirrors GraphEval36K's breakdown and size: the cells the benchmark
+  published for each problem, 100 cases each (the paper's unit, "100 graph samples for each
+  sub-category"). Upstream names are mapped to ours (`erdos` -> erdos-renyi, `dense_NN/dense` ->
+  dense/connected). Cells a problem's contract rules out, and the upstream `pseudo` cells
+  (multigraphs, outside the paper's eight categories), hand their cases to the problem's other
+  cells (same category first), so every problem keeps its published size. About 35,900 cases.
+- "full": every category x sub-category that the problem's contract and the generator allow,
+  `per_cell` cases each (coverage rather than fidelity).
+`per_cell` scales the paper plan too (10 gives a tenth of the set).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import hashlib
+import json
+import os
+import random
+import shutil
+import time
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evaluator import __version__
+from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
+from evaluator.errors import ConfigError
+from evaluator.paths import repo_root
+
+FORMAT = 1
+PAPER_UNIT = 100  # GraphEval36K: "100 graph samples for each sub-category"
+PRACTICE_SEED = 20240624  # public seed of the practice set (the paper's arXiv date)
+MAX_ATTEMPTS = 40  # draws per case before a cell is declared short
+
+# The cells GraphEval36K published per problem (`<file>/<sub-category key>`, one entry per
+# published line-cell), read once from the dataset so a fresh clone needs no ../shared.
+# directed/lc1971 is an upstream artifact and lc2328's files were never copied (see below).
+PUBLISHED_CELLS: dict[str, str] = {
+    "lc207": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc210": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc743": "planar/connected planar/disconnected planar/cyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc797": "dense/acyclic planar/acyclic sparse/acyclic",
+    "lc802": "planar/disconnected pseudo/connected pseudo/disconnected pseudo/cyclic "
+    "pseudo/acyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc851": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc997": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1462": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1466": "planar/cyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1557": "planar/acyclic sparse/acyclic",
+    "lc1719": "planar/acyclic planar/cyclic planar/connected planar/disconnected sparse/acyclic "
+    "sparse/cyclic sparse/connected sparse/disconnected",
+    "lc2050": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2097": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2192": "planar/acyclic sparse/acyclic",
+    # no published data (all files >= 4 MiB upstream): the usual directed layout, 8 cells
+    "lc2328": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2360": "dense/dense dense_01/dense dense_02/dense dense_03/dense dense_04/dense "
+    "dense_05/dense dense_09/dense planar/disconnected planar/cyclic planar/acyclic "
+    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2374": "regular/connected",
+    "lc2858": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2876": "dense/dense planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2924": "planar/acyclic sparse/acyclic",
+    "lc1192": "erdos/connected planar/connected planar/cyclic planar/acyclic power-law/connected "
+    "regular/connected regular/cyclic small-world/connected sparse/connected sparse/cyclic "
+    "sparse/acyclic",
+    "lc1319": "erdos/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected small-world/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1615": "complete/connected dense/dense erdos/connected planar/connected "
+    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1761": "complete/connected erdos/connected planar/connected planar/disconnected "
+    "planar/cyclic planar/acyclic power-law/connected regular/connected regular/disconnected "
+    "regular/cyclic small-world/connected sparse/connected sparse/disconnected sparse/cyclic "
+    "sparse/acyclic",
+    "lc1782": "planar/connected planar/disconnected planar/cyclic planar/acyclic pseudo/connected "
+    "pseudo/disconnected pseudo/cyclic regular/connected regular/disconnected regular/cyclic "
+    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc1971": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
+    "regular/disconnected regular/cyclic sparse/connected sparse/disconnected sparse/cyclic "
+    "sparse/acyclic",
+    "lc2242": "complete/connected dense/dense erdos/connected planar/connected "
+    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2246": "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "sparse/connected sparse/disconnected sparse/cyclic",
+    "lc2285": "complete/connected dense/dense erdos/connected planar/connected "
+    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2316": "complete/connected dense/dense erdos/connected planar/connected "
+    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2368": "erdos/connected planar/connected planar/acyclic power-law/connected "
+    "small-world/connected sparse/connected sparse/acyclic",
+    "lc2421": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/acyclic",
+    "lc2467": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
+    "lc2477": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
+    "lc2493": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected regular/connected regular/disconnected regular/cyclic "
+    "small-world/connected sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2508": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc2603": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected small-world/connected sparse/connected sparse/acyclic",
+    "lc2646": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
+    "lc2685": "dense_01/dense dense_02/dense dense_03/dense dense_04/dense dense_05/dense "
+    "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
+    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic",
+    "lc3017": "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
+    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
+}
+
+# Upstream file stems that name one of our categories differently.
+_CATEGORY_ALIASES = {"erdos": "erdos-renyi", "smallworld": "small-world", "powerlaw": "power-law"}
+
+
+def map_published_cell(file_stem: str, subcategory: str) -> tuple[str, str] | None:
+    """Our (category, sub-category) for an upstream cell, or None (e.g. `pseudo` multigraphs).
+
+    `dense_03` and friends are further dense draws; their key `dense` means a (connected)
+    dense graph, which is how the paper's Table 2 lists the dense row.
+    """
+    stem = file_stem.lower()
+    category = _CATEGORY_ALIASES.get(stem, stem)
+    if category.startswith("dense"):
+        category = "dense"
+    sub = "connected" if subcategory == "dense" else subcategory
+    if category in CATEGORIES and sub in SUBCATEGORIES:
+        return category, sub
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """One input of one problem with its expected answer and its provenance."""
+
+    id: str
+    problem: str
+    direction: str  # "directed" | "undirected"
+    category: str  # one of CATEGORIES, or an upstream name that maps to none (e.g. "pseudo")
+    subcategory: str
+    index: int
+    args: dict[str, Any]
+    expected: Any = None  # the reference's answer: the truth the judge checks against
+    has_expected: bool = True  # False when the reference defines no answer (imported cases)
+    source: str = "generated"  # "generated" | "grapheval36k"
+    cell: str = ""  # "<category>/<sub-category>"; upstream "<file>/<key>" for imported cases
+    seed: int | None = None
+    attempt: int = 0  # draws rejected by the generator or the problem before this one
+    stats: dict[str, Any] | None = None  # graph_stats of the generated graph
+    ref_seconds: float | None = None  # reference solution's wall time, calibrates timeouts
+    label: Any = None  # the published label (imported cases)
+    has_label: bool = False
+    flag: str = ""  # why the published label is known to be wrong ("" = not flagged)
+    repaired: bool = False  # the published line needed a known repair
+    in_contract: bool | None = None
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        if not self.has_label:
+            for key in ("label", "has_label", "flag", "repaired"):
+                data.pop(key)
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Case:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def arguments_in_order(problem: Problem, case: Case) -> list[Any]:
+    """The case's arguments in the method's positional order (how the judge calls it)."""
+    missing = [name for name in problem.arg_names if name not in case.args]
+    if missing:
+        raise ConfigError(
+            f"case {case.id} lacks argument(s) {', '.join(missing)} of {problem.id}."
+            f"{problem.method}; regenerate the case set with `gnncb code generate`"
+        )
+    return [case.args[name] for name in problem.arg_names]
+
+
+# --------------------------------------------------------------------------------------------
+# Plans
+# --------------------------------------------------------------------------------------------
+
+Plan = dict[str, dict[str, int]]  # problem id -> {"category/subcategory": count}
+
+
+def cell_possible(problem: Problem, category: str, subcategory: str) -> bool:
+    """The generator can draw this kind of graph and the problem's contract accepts it."""
+    from evaluator.codetrack.graphgen import IMPOSSIBLE
+
+    key = (category, subcategory, problem.directed)
+    # ("regular", "acyclic", undirected) exists for even n only: the draw loop finds one
+    possible = key not in IMPOSSIBLE or key == ("regular", "acyclic", False)
+    return possible and f"{category}/{subcategory}" not in problem.skipped_cells
+
+
+def valid_cells(problem: Problem) -> list[str]:
+    return [
+        f"{c}/{s}" for c in CATEGORIES for s in SUBCATEGORIES if cell_possible(problem, c, s)
+    ]
+
+
+def paper_plan(problems: Iterable[Problem], per_cell: int = PAPER_UNIT) -> Plan:
+    """GraphEval36K's published cells per problem, `per_cell` cases each (module docstring)."""
+    plan: Plan = {}
+    for problem in problems:
+        raw = PUBLISHED_CELLS.get(problem.id)
+        if raw is None:
+            raise ConfigError(
+                f"{problem.id} has no published GraphEval36K cells; use the 'full' plan for it"
+            )
+        counts: dict[str, int] = {}
+        orphans: list[tuple[str | None, int]] = []  # (category or None, count) to re-home
+        for cell in raw.split():
+            stem, _, key = cell.partition("/")
+            mapped = map_published_cell(stem, key)
+            if mapped and cell_possible(problem, *mapped):
+                name = "/".join(mapped)
+                counts[name] = counts.get(name, 0) + per_cell
+            else:
+                orphans.append((mapped[0] if mapped else None, per_cell))
+        fallback = [
+            c for c in valid_cells(problem) if c.split("/")[0] in ("sparse", "planar")
+        ] or valid_cells(problem)
+        if not fallback:
+            raise ConfigError(f"{problem.id}: its contract rules out every generated cell")
+        valid = valid_cells(problem)
+        for category, count in orphans:
+            same = [c for c in valid if c.split("/")[0] == category]
+            receivers = same or list(counts) or fallback
+            for c in receivers:
+                counts.setdefault(c, 0)
+            _spread(counts, receivers, count, per_cell)
+        plan[problem.id] = {c: n for c, n in counts.items() if n > 0}
+    return plan
+
+
+def _spread(counts: dict[str, int], receivers: Sequence[str], total: int, unit: int) -> None:
+    """Hand `total` cases out in chunks of `unit`, always to the currently smallest receiver."""
+    while total > 0:
+        chunk = min(unit, total)
+        target = min(receivers, key=lambda c: (counts[c], receivers.index(c)))
+        counts[target] += chunk
+        total -= chunk
+
+
+def full_plan(problems: Iterable[Problem], per_cell: int) -> Plan:
+    """Every valid cell of every problem, `per_cell` cases each."""
+    return {p.id: dict.fromkeys(valid_cells(p), per_cell) for p in problems}
+
+
+def make_plan(kind: str, problems: Iterable[Problem], per_cell: int | None = None) -> Plan:
+    if kind == "paper":
+        return paper_plan(problems, PAPER_UNIT if per_cell is None else per_cell)
+    if kind == "full":
+        return full_plan(problems, 20 if per_cell is None else per_cell)
+    raise ConfigError(f"unknown plan {kind!r}; choose 'paper' (the default) or 'full'")
+
+
+# --------------------------------------------------------------------------------------------
+# Generation
+# --------------------------------------------------------------------------------------------
+
+
+def code_digest() -> str:
+    """Digest of the code that decides cases and answers; a set records the one it was made by.
+
+    A cached set made by other problem or generator code may hold stale answers.
+    """
+    base = Path(__file__).resolve().parent
+    files = [base / "graphgen.py", base / "problem.py", base / "checkers.py"]
+    files += sorted((base / "problems").glob("*.py"))
+    h = hashlib.sha256()
+    for path in files:
+        if path.is_file():
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def seed_from_digest(digest: str) -> int:
+    """The leaderboard seed of a submission: its content digest decides its cases."""
+    return int(hashlib.sha256(f"gnncb-codetrack|{digest}".encode()).hexdigest()[:15], 16)
+
+
+def generate_case(
+    problem: Problem, category: str, subcategory: str, index: int, base_seed: int
+) -> tuple[Case | None, list[str]]:
+    """Draw one case; (None, reasons) when MAX_ATTEMPTS draws give no usable graph."""
+    from evaluator.codetrack.graphgen import case_seed, generate_graph, graph_stats, sample_n
+
+    reasons: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        salt = problem.id if attempt == 0 else f"{problem.id}~{attempt}"
+        seed = case_seed(base_seed, salt, category, subcategory, index)
+        n = sample_n(seed)
+        G = generate_graph(category, subcategory, problem.directed, n, seed)
+        if G is None:
+            continue
+        args = problem.build_case(G, random.Random(f"build|{seed}"))
+        if args is None:
+            continue
+        started = time.perf_counter()
+        try:
+            expected = problem.reference(**copy.deepcopy(args))
+        except Exception as exc:  # a reference bug: report it, never store a wrong case
+            reasons.append(f"seed {seed}: reference raised {type(exc).__name__}: {exc}")
+            continue
+        elapsed = time.perf_counter() - started
+        stats = {k: v for k, v in graph_stats(G).items() if k != "directed"}
+        cell = f"{category}/{subcategory}"
+        return (
+            Case(
+                id=f"{problem.id}/{cell}/{index}",
+                problem=problem.id,
+                direction="directed" if problem.directed else "undirected",
+                category=category,
+                subcategory=subcategory,
+                index=index,
+                args=args,
+                expected=json.loads(json.dumps(expected)),  # tuples -> lists, as judged
+                cell=cell,
+                seed=seed,
+                attempt=attempt,
+                stats=stats,
+                ref_seconds=round(elapsed, 6),
+            ),
+            reasons,
+        )
+    return None, reasons
+
+
+def _generate_problem(
+    problem_id: str, cells: dict[str, int], base_seed: int, out: str
+) -> dict[str, Any]:
+    """Write one problem's cases to `out` (via a temporary name, so a file is always whole)."""
+    problem = all_problems()[problem_id]
+    written = 0
+    short: dict[str, int] = {}
+    errors: list[str] = []
+    partial = out + ".part"
+    with gzip.open(partial, "wt", encoding="utf-8", compresslevel=3) as fh:
+        for cell, count in cells.items():
+            category, subcategory = cell.split("/")
+            for index in range(count):
+                case, reasons = generate_case(problem, category, subcategory, index, base_seed)
+                errors.extend(reasons)
+                if case is None:
+                    short[cell] = short.get(cell, 0) + 1
+                    continue
+                fh.write(case.to_json() + "\n")
+                written += 1
+    os.replace(partial, out)
+    return {"cases": written, "cells": cells, "short": short, "reference_errors": errors[:20]}
+
+
+def generate_case_set(
+    dest: Path,
+    *,
+    base_seed: int = PRACTICE_SEED,
+    plan: str = "paper",
+    per_cell: int | None = None,
+    problems: Sequence[str] | None = None,
+    jobs: int = 1,
+    name: str | None = None,
+    force: bool = False,
+) -> CaseSet:
+    """Generate a case set into `dest`, or add missing problems to the set already there.
+
+    Each problem's file is written whole or not at all and the manifest lists a problem only
+    once its file is complete, so an interrupted run leaves a usable (smaller) set.
+    """
+    dest = Path(dest)
+    registry = all_problems()
+    chosen = select_problems(registry, problems)
+    settings = {"plan": plan, "per_cell": per_cell, "base_seed": base_seed}
+    manifest: dict[str, Any]
+    if (dest / "manifest.json").is_file() and not force:
+        manifest = CaseSet(dest).manifest
+        mismatch = {k: (manifest.get(k), v) for k, v in settings.items() if manifest.get(k) != v}
+        if mismatch or manifest.get("kind") != "generated":
+            raise ConfigError(
+                f"{dest} holds a different case set ({mismatch or manifest.get('kind')}); "
+                "pass --force to replace it or choose another --out"
+            )
+    else:
+        if dest.exists():
+            if not force and any(dest.iterdir()):
+                raise ConfigError(f"{dest} exists and is not a case set; choose another --out")
+            shutil.rmtree(dest)
+        manifest = {
+            "format": FORMAT,
+            "name": name or dest.name,
+            "kind": "generated",
+            **settings,
+            "code_digest": code_digest(),
+            "gnncb_version": __version__,
+            "created": datetime.now(UTC).replace(microsecond=0).isoformat(),
+            "problems": {},
+            "total": 0,
+        }
+    (dest / "cases").mkdir(parents=True, exist_ok=True)
+    todo = [p for p in chosen if p.id not in manifest["problems"]]
+    layout = make_plan(plan, todo, per_cell)
+    order = sorted(layout, key=lambda pid: -sum(layout[pid].values()))
+    calls = [(pid, layout[pid], base_seed, str(dest / "cases" / f"{pid}.jsonl.gz"))
+             for pid in order]
+    if jobs > 1 and len(calls) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(_generate_problem, *c): c[0] for c in calls}
+            for future, pid in futures.items():
+                _record(dest, manifest, registry[pid], future.result())
+    else:
+        for call in calls:
+            _record(dest, manifest, registry[call[0]], _generate_problem(*call))
+    write_manifest(dest, manifest)
+    return CaseSet(dest)
+
+
+def _record(dest: Path, manifest: dict[str, Any], problem: Problem,
+            summary: dict[str, Any]) -> None:
+    if summary["short"]:
+        warnings.warn(
+            f"{problem.id}: {sum(summary['short'].values())} case(s) could not be drawn in "
+            f"{MAX_ATTEMPTS} attempts ({summary['short']})",
+            stacklevel=3,
+        )
+    for reason in summary["reference_errors"]:
+        warnings.warn(f"{problem.id}: {reason}", stacklevel=3)
+    manifest["problems"][problem.id] = {
+        "direction": "directed" if problem.directed else "undirected",
+        **summary,
+    }
+    manifest["total"] = sum(p["cases"] for p in manifest["problems"].values())
+    write_manifest(dest, manifest)
+
+
+def select_problems(registry: Mapping[str, Problem], wanted: Sequence[str] | None) -> list[Problem]:
+    if not wanted:
+        return list(registry.values())
+    unknown = [w for w in wanted if w not in registry]
+    if unknown:
+        raise ConfigError(
+            f"unknown problem(s) {', '.join(unknown)}; known: {', '.join(registry)}"
+        )
+    return [registry[w] for w in wanted]
+
+
+def write_manifest(directory: Path, manifest: Mapping[str, Any]) -> None:
+    """Replace manifest.json atomically (readers never see half a manifest)."""
+    tmp = directory / "manifest.json.part"
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, directory / "manifest.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CaseSet:
+    """A case-set directory: `manifest.json` and `cases/<problem>.jsonl.gz`."""
+
+    path: Path
+    manifest: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.path = Path(self.path)
+        file = self.path / "manifest.json"
+        if not file.is_file():
+            raise ConfigError(
+                f"{self.path} is not a case set (no manifest.json); create one with "
+                "`gnncb code generate` or `gnncb code import-grapheval`"
+            )
+        self.manifest = json.loads(file.read_text(encoding="utf-8"))
+        if self.manifest.get("format") != FORMAT:
+            raise ConfigError(f"{file}: case-set format {self.manifest.get('format')!r} is not "
+                              f"{FORMAT}; regenerate the set")
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest.get("name", self.path.name))
+
+    @property
+    def kind(self) -> str:
+        return str(self.manifest.get("kind", "generated"))
+
+    def problem_ids(self) -> list[str]:
+        return list(self.manifest["problems"])
+
+    def file(self, problem_id: str) -> Path:
+        return self.path / "cases" / f"{problem_id}.jsonl.gz"
+
+    def iter_cases(self, problem_id: str) -> Iterator[Case]:
+        path = self.file(problem_id)
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing; the case set {self.path} is incomplete")
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                yield Case.from_dict(json.loads(line))
+
+    def cases(self, problem_id: str) -> list[Case]:
+        return list(self.iter_cases(problem_id))
+
+    def stale(self) -> bool:
+        """Made by other problem/generator code than the one installed (answers may differ)."""
+        return self.manifest.get("code_digest") not in (None, code_digest())
+
+
+def default_cache_dir() -> Path:
+    """Where generated sets live: $GNNCB_CACHE, else `runs/codetrack/` (git-ignored)."""
+    env = os.environ.get("GNNCB_CACHE")
+    return Path(env) / "codetrack" if env else repo_root() / "runs" / "codetrack"
+
+
+def default_set_path(plan: str = "paper", base_seed: int = PRACTICE_SEED,
+                     per_cell: int | None = None) -> Path:
+    """A set's cache path names everything that decides its content, code digest included."""
+    size = "" if per_cell is None else f"-n{per_cell}"
+    return default_cache_dir() / "cases" / f"{plan}{size}-seed{base_seed}-{code_digest()[:10]}"
+
+
+def ensure_case_set(
+    path: Path | None = None,
+    *,
+    plan: str = "paper",
+    base_seed: int = PRACTICE_SEED,
+    per_cell: int | None = None,
+    problems: Sequence[str] | None = None,
+    jobs: int = 1,
+) -> CaseSet:
+    """Open the set at `path` (default: the practice set's cache path), generating what is
+    missing: a fresh clone judges `--problems lc207` without generating all 40 problems."""
+    path = Path(path) if path else default_set_path(plan, base_seed, per_cell)
+    if (path / "manifest.json").is_file():
+        existing = CaseSet(path)
+        wanted = problems or list(all_problems())
+        if existing.kind != "generated" or all(p in existing.manifest["problems"]
+                                                for p in wanted):
+            return existing
+    return generate_case_set(path, plan=plan, base_seed=base_seed, per_cell=per_cell,
+                             problems=problems, jobs=jobs)

@@ -1,0 +1,647 @@
+"""Sandboxed batch judge: one candidate solution over many cases, few processes.
+
+Why batches: a sandboxed interpreter costs 0.1-0.5 s to start and a case a few milliseconds, so
+the judge starts one worker (`worker.py`) per problem inside `evaluator.sandbox` and streams the
+cases through it. The worker writes one JSONL record per finished case into the workspace; when a
+case takes the process down (a C loop killed by RLIMIT_CPU, a segfault, a memory kill, a wall
+timeout), the first case without a record is the culprit, it gets the verdict the crash implies,
+and a fresh process resumes from the next case.
+
+Checkers never run in the sandbox: they see the JSON-decoded answer here, so a candidate can
+neither read nor influence them, and the expected answers never enter the workspace.
+
+Verdicts: pass, wrong answer, runtime error, timeout, memory, invalid output. A case's time
+limit is calibrated from the reference's time: max(floor, factor x reference), capped. Peak
+memory comes from a second, traced pass over the cases that ran to completion (tracemalloc
+slows code down, so timing and memory are never measured in the same run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evaluator import sandbox
+from evaluator.codetrack.cases import Case, CaseSet, arguments_in_order
+from evaluator.codetrack.checkers import Verdict
+from evaluator.codetrack.problem import Problem
+from evaluator.errors import ConfigError
+
+PASS = "pass"  # noqa: S105 - a verdict, not a password
+WRONG = "wrong answer"
+RUNTIME = "runtime error"
+TIMEOUT = "timeout"
+MEMORY = "memory"
+INVALID = "invalid output"
+VERDICTS = (PASS, WRONG, RUNTIME, TIMEOUT, MEMORY, INVALID)
+
+WORKER = Path(__file__).resolve().parent / "worker.py"
+_STATUS = {"error": RUNTIME, "timeout": TIMEOUT, "memory": MEMORY, "invalid": INVALID}
+# How a worker process that died mid-case ended -> the verdict of the case it was running.
+_EXIT = {"cpu": TIMEOUT, "timeout": TIMEOUT, "memory": MEMORY}
+FEEDBACK_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Limits and budgets of one judging run (defaults suit 20-200 node graphs)."""
+
+    timeout_factor: float = 10.0  # per-case time = max(floor, factor x reference time) ...
+    timeout_floor: float = 1.0  # ... in CPU seconds; wall allowance = 3x that (+2 s)
+    timeout_cap: float = 20.0
+    memory_bytes: int = 1024**3  # per worker process (RLIMIT_DATA)
+    max_processes: int = 32  # processes/threads a solution may have at once
+    max_output_bytes: int = 8 * 1024 * 1024  # one answer, JSON-encoded
+    max_restarts: int = 25  # fresh worker processes after crashes, per problem and pass
+    max_timeouts: int = 20  # after this many timeouts the remaining cases are not run
+    load_timeout: float = 30.0  # importing solution.py
+    batch_wall_cap: float = 1800.0  # sandbox wall limit of one worker process
+    measure_memory: bool = True
+    memory_time_factor: float = 4.0  # tracemalloc slows code down; its pass gets more time
+    feedback_cases: int = 3
+    require_sandbox: bool = False
+    python: str = sys.executable
+
+    def case_seconds(self, case: Case) -> float:
+        ref = case.ref_seconds or 0.0
+        return round(min(self.timeout_cap, max(self.timeout_floor, self.timeout_factor * ref)), 3)
+
+
+@dataclass
+class CaseVerdict:
+    """How one case ended. `verdict` is against the truth (the reference's answer), `published`
+    against the upstream label (imported cases only); None where there is nothing to compare."""
+
+    id: str
+    index: int
+    verdict: str | None
+    published: str | None = None
+    detail: str = ""
+    wall: float | None = None
+    cpu: float | None = None
+    memory: int | None = None  # peak traced bytes (memory pass)
+    ran: bool = True  # False: not run (budget exhausted or the solution did not load)
+
+
+@dataclass
+class ProblemJudgement:
+    problem: str
+    solution_digest: str
+    verdicts: list[CaseVerdict]
+    processes: int = 0
+    restarts: int = 0
+    wall_seconds: float = 0.0
+    peak_rss_bytes: int | None = None
+    load_error: str = ""
+    isolation: str = ""
+    feedback: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(v.verdict == PASS for v in self.verdicts)
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(VERDICTS, 0)
+        for v in self.verdicts:
+            if v.verdict is not None:
+                out[v.verdict] += 1
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# One problem
+# --------------------------------------------------------------------------------------------
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def judge_problem(
+    problem: Problem,
+    solution: Path,
+    cases: Sequence[Case],
+    *,
+    config: JudgeConfig = JudgeConfig(),  # noqa: B008 - frozen dataclass
+    workdir: Path | None = None,
+    extra_files: Mapping[str, Path] | None = None,
+) -> ProblemJudgement:
+    """Run `solution` (a file defining `class Solution`) over `cases` in the sandbox.
+
+    `extra_files` are copied into the workspace beside it (the reference wrapper needs the
+    problem package). `workdir` keeps the workspace for inspection; default: a temporary one.
+    """
+    solution = Path(solution)
+    if not solution.is_file():
+        raise ConfigError(f"solution file {solution} not found")
+    own_tmp = workdir is None
+    root = Path(tempfile.mkdtemp(prefix=f"gnncb-judge-{problem.id}-")) if own_tmp else workdir
+    assert root is not None
+    try:
+        return _judge_in(problem, solution, list(cases), config, Path(root), extra_files or {})
+    finally:
+        if own_tmp:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _judge_in(
+    problem: Problem,
+    solution: Path,
+    cases: list[Case],
+    config: JudgeConfig,
+    root: Path,
+    extra: Mapping[str, Path],
+) -> ProblemJudgement:
+    started = time.monotonic()
+    workspace = sandbox.prepare_workspace(
+        root / "workspace", {"solution.py": solution, "worker.py": WORKER, **extra}
+    )
+    seconds = [config.case_seconds(c) for c in cases]
+    offsets = _write_cases(workspace / "cases.jsonl", problem, cases, seconds)
+    judgement = ProblemJudgement(problem.id, file_digest(solution), [])
+    batch = _Batch(problem, config, workspace, judgement)
+    records = batch.run("cases.jsonl", offsets, seconds, memory=False)
+
+    verdicts: list[CaseVerdict] = []
+    for k, case in enumerate(cases):
+        verdicts.append(_verdict(problem, case, k, records.get(k), batch))
+    if config.measure_memory and not batch.load_error:
+        ran = [k for k, v in enumerate(verdicts) if v.verdict in (PASS, WRONG) or
+               (v.verdict is None and v.published in (PASS, WRONG))]
+        if ran:
+            mem_seconds = [min(config.timeout_cap * config.memory_time_factor,
+                               seconds[k] * config.memory_time_factor) for k in ran]
+            mem_offsets = _write_cases(workspace / "memory.jsonl", problem,
+                                       [cases[k] for k in ran], mem_seconds, indices=ran)
+            memory = _Batch(problem, config, workspace, judgement).run(
+                "memory.jsonl", mem_offsets, mem_seconds, memory=True, indices=ran)
+            for k in ran:
+                rec = memory.get(k)
+                if rec is not None and isinstance(rec.get("m"), int):
+                    verdicts[k].memory = rec["m"]
+    judgement.verdicts = verdicts
+    judgement.load_error = batch.load_error
+    judgement.wall_seconds = round(time.monotonic() - started, 3)
+    judgement.feedback = feedback(problem, cases, verdicts, records, config.feedback_cases)
+    return judgement
+
+
+def _write_cases(
+    path: Path,
+    problem: Problem,
+    cases: Sequence[Case],
+    seconds: Sequence[float],
+    indices: Sequence[int] | None = None,
+) -> dict[int, int]:
+    """The worker's input (arguments and time allowance only); returns index -> byte offset."""
+    offsets: dict[int, int] = {}
+    position = 0
+    with path.open("wb") as fh:
+        for j, case in enumerate(cases):
+            k = indices[j] if indices is not None else j
+            line = json.dumps(
+                {"i": k, "t": seconds[j], "a": arguments_in_order(problem, case)},
+                separators=(",", ":"),
+            ).encode() + b"\n"
+            offsets[k] = position
+            fh.write(line)
+            position += len(line)
+    return offsets
+
+
+class _Batch:
+    """Runs the worker until every case has a record, a verdict, or the budget is spent."""
+
+    def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
+                 judgement: ProblemJudgement) -> None:
+        self.problem = problem
+        self.config = config
+        self.workspace = workspace
+        self.judgement = judgement
+        self.load_error = ""
+        self.load_verdict = RUNTIME
+        self.blamed: dict[int, tuple[str, str]] = {}  # case -> (verdict, detail) after a crash
+        self.not_run: dict[int, str] = {}  # case -> why it never ran
+        isolation = sandbox.detect_isolation()
+        # kill(-1) per case is safe only as the run's own uid inside its own PID namespace
+        self.reap = isolation.pid_namespace and isolation.unprivileged
+        judgement.isolation = isolation.level
+
+    def run(
+        self,
+        cases_file: str,
+        offsets: Mapping[int, int],
+        seconds: Sequence[float],
+        *,
+        memory: bool,
+        indices: Sequence[int] | None = None,
+    ) -> dict[int, dict[str, Any]]:
+        """Records by case index. In the timing pass (not `memory`) cases that end without a
+        record are explained in `self.blamed` / `self.not_run`; the memory pass only measures."""
+        order = list(indices) if indices is not None else list(range(len(seconds)))
+        allowance = dict(zip(order, seconds, strict=True))
+        records: dict[int, dict[str, Any]] = {}
+        position = 0  # index into `order` of the next case to run
+        restarts = timeouts = 0
+        cfg = self.config
+        stop_reason = ""
+        while position < len(order):
+            start = order[position]
+            remaining = sum(allowance[k] for k in order[position:])
+            wall = min(cfg.batch_wall_cap, cfg.load_timeout + 10.0 + 3.0 * remaining)
+            name = f"{'memory' if memory else 'results'}-{self.judgement.processes}.jsonl"
+            argv = [cfg.python, "-I", "worker.py", "solution.py", cases_file, name,
+                    "--method", self.problem.method, "--start", str(start),
+                    "--offset", str(offsets[start]), "--load-timeout", str(cfg.load_timeout),
+                    "--max-output", str(cfg.max_output_bytes)]
+            if cfg.max_timeouts > 0:
+                argv += ["--max-timeouts", str(max(1, cfg.max_timeouts - timeouts))]
+            if memory:
+                argv.append("--memory")
+            if self.reap:
+                argv.append("--reap")
+            limits = sandbox.Limits(
+                wall_seconds=wall,
+                cpu_seconds=None,  # per-case CPU limits are the worker's job
+                memory_bytes=cfg.memory_bytes,
+                max_processes=cfg.max_processes,
+                output_bytes=16 * 1024,
+            )
+            result = sandbox.run(argv, workspace=self.workspace, limits=limits,
+                                 require_sandbox=cfg.require_sandbox)
+            self.judgement.processes += 1
+            peaks = [x for x in (self.judgement.peak_rss_bytes, result.peak_rss_bytes) if x]
+            self.judgement.peak_rss_bytes = max(peaks) if peaks else None
+            out = _read_records(self.workspace / name)
+            if out.load is not None:
+                if not memory:
+                    self.load_error = str(out.load.get("e", "solution.py could not be loaded"))
+                    self.load_verdict = TIMEOUT if out.load.get("load") == "timeout" else RUNTIME
+                return records
+            records.update(out.records)
+            timeouts += sum(1 for r in out.records.values() if r.get("s") == "timeout")
+            while position < len(order) and order[position] in records:
+                position += 1
+            if out.done or position >= len(order):
+                break
+            if out.stopped or (cfg.max_timeouts > 0 and timeouts >= cfg.max_timeouts):
+                stop_reason = f"not run: the solution had already timed out {timeouts} times"
+                break
+            if not out.watchdog:
+                # the process died during order[position]: blame that case, resume after it
+                if not memory:
+                    verdict, detail = _blame(result)
+                    self.blamed[order[position]] = (verdict, detail)
+                    timeouts += verdict == TIMEOUT
+                position += 1
+            restarts += 1
+            self.judgement.restarts += 1
+            if restarts > cfg.max_restarts:
+                stop_reason = f"not run: the worker process died {restarts} times"
+                break
+            if cfg.max_timeouts > 0 and timeouts >= cfg.max_timeouts:
+                stop_reason = f"not run: the solution had already timed out {timeouts} times"
+                break
+        if not memory and stop_reason:
+            for k in order[position:]:
+                if k not in records and k not in self.blamed:
+                    self.not_run[k] = stop_reason
+        return records
+
+
+@dataclass
+class _Output:
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    done: bool = False  # the worker went through all its cases
+    stopped: bool = False  # the worker stopped itself (timeout budget)
+    watchdog: bool = False  # the last record is the watchdog's, written just before exiting
+    load: dict[str, Any] | None = None  # solution.py failed to load
+
+
+def _read_records(path: Path) -> _Output:
+    """Parse a worker's output file.
+
+    Reading stops at the first line that is not a well-formed record: the candidate shares the
+    workspace and could scribble on the file; everything after is treated as never written.
+    """
+    out = _Output()
+    if not path.is_file():
+        return out
+    with path.open("rb") as fh:
+        for raw in fh:
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                break
+            if not isinstance(rec, dict):
+                break
+            if "load" in rec:
+                out.load = rec
+                break
+            if "done" in rec:
+                out.done = True
+                break
+            if "stopped" in rec:
+                out.stopped = True
+                break
+            index = rec.get("i")
+            if not isinstance(index, int) or rec.get("s") not in ("ok", *_STATUS):
+                break
+            out.records[index] = rec
+            out.watchdog = bool(rec.get("wd"))
+    return out
+
+
+def _blame(result: sandbox.SandboxResult) -> tuple[str, str]:
+    verdict = _EXIT.get(result.exit_reason, RUNTIME)
+    how = {
+        "cpu": "killed for exceeding its CPU time (C code ignores the in-process timer)",
+        "timeout": "killed by the sandbox's wall-clock limit",
+        "memory": "killed for exceeding the memory limit",
+        "killed": f"killed by signal {-(result.returncode or 0)}",
+        "error": f"the worker process exited with status {result.returncode}",
+        "ok": "the solution ended the worker process (e.g. os._exit) during this case",
+    }.get(result.exit_reason, result.exit_reason)
+    tail = result.stderr_tail.strip()[-500:]
+    return verdict, how + (f"; stderr: {tail}" if tail else "")
+
+
+def _verdict(problem: Problem, case: Case, k: int, rec: dict[str, Any] | None,
+             batch: _Batch) -> CaseVerdict:
+    if rec is None:
+        if k in batch.blamed:
+            verdict, detail = batch.blamed[k]
+            return _both(case, k, verdict, detail)
+        reason = batch.not_run.get(k, "not run")
+        verdict = batch.load_verdict if batch.load_error else TIMEOUT
+        if batch.load_error:
+            reason = f"solution.py did not load: {batch.load_error[-800:]}"
+        out = _both(case, k, verdict, reason)
+        out.ran = False
+        return out
+    status = rec["s"]
+    wall, cpu = rec.get("w"), rec.get("c")
+    if status != "ok":
+        out = _both(case, k, _STATUS[status], str(rec.get("e", ""))[-1500:])
+    else:
+        actual = rec.get("o")
+        truth = _check(problem, case.args, case.expected, actual) if case.has_expected else None
+        published = (_check(problem, case.args, case.label, actual) if case.has_label else None)
+        out = CaseVerdict(
+            case.id, k,
+            verdict=truth[0] if truth else None,
+            published=published[0] if published else None,
+            detail=(truth or published or (PASS, ""))[1],
+        )
+    out.wall, out.cpu = wall, cpu
+    return out
+
+
+def _both(case: Case, k: int, verdict: str, detail: str) -> CaseVerdict:
+    """A failure that does not depend on the expected answer counts for both comparisons."""
+    return CaseVerdict(
+        case.id, k,
+        verdict=verdict if case.has_expected else None,
+        published=verdict if case.has_label else None,
+        detail=detail,
+    )
+
+
+def _check(problem: Problem, args: Mapping[str, Any], expected: Any,
+           actual: Any) -> tuple[str, str]:
+    try:
+        result: Verdict = problem.checker(args, expected, actual)
+    except Exception as exc:  # a malformed answer may trip a validator: the answer's fault
+        return INVALID, f"the checker could not read the answer: {type(exc).__name__}: {exc}"
+    return (PASS, "") if result.ok else (WRONG, result.reason)
+
+
+def truncate(value: Any, limit: int = FEEDBACK_CHARS) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... [{len(text) - limit:,} more characters]"
+
+
+def feedback(
+    problem: Problem,
+    cases: Sequence[Case],
+    verdicts: Sequence[CaseVerdict],
+    records: Mapping[int, dict[str, Any]],
+    limit: int,
+) -> list[dict[str, Any]]:
+    """The first failing cases with input, expected and actual output, as GraphEval36K returns
+    them to the model (truncated so a prompt stays small)."""
+    out: list[dict[str, Any]] = []
+    for k, v in enumerate(verdicts):
+        if len(out) >= limit:
+            break
+        primary = v.verdict if v.verdict is not None else v.published
+        if primary in (None, PASS):
+            continue
+        case = cases[k]
+        rec = records.get(k) or {}
+        item: dict[str, Any] = {
+            "case": case.id,
+            "cell": case.cell,
+            "verdict": primary,
+            "detail": v.detail[-FEEDBACK_CHARS:],
+            "input": truncate({n: case.args[n] for n in problem.arg_names if n in case.args}),
+            "expected": truncate(case.expected if case.has_expected else case.label),
+        }
+        if "o" in rec:
+            item["actual"] = truncate(rec["o"])
+        if rec.get("out"):
+            item["printed"] = truncate(rec["out"], 300)
+        out.append(item)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Reference solutions as candidates
+# --------------------------------------------------------------------------------------------
+
+_REFERENCE_TEMPLATE = '''\
+"""Reference solution of {pid}, run as a candidate (generated by gnncb; trusted code)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gnncb"))
+from evaluator.codetrack.problem import get_problem  # noqa: E402
+
+_PROBLEM = get_problem({pid!r})
+
+
+class Solution:
+    def {method}(self, *args):
+        return _PROBLEM.reference(**dict(zip(_PROBLEM.arg_names, args)))
+'''
+
+
+def reference_solution(problem: Problem, directory: Path) -> tuple[Path, dict[str, Path]]:
+    """A `solution.py` that calls the problem's reference, plus the package files it needs in
+    the workspace (the sandbox hides the repository, so the code travels with the run)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{problem.id}.py"
+    path.write_text(_REFERENCE_TEMPLATE.format(pid=problem.id, method=problem.method),
+                    encoding="utf-8")
+    package = Path(__file__).resolve().parent.parent
+    extra = {
+        "_gnncb/evaluator/__init__.py": package / "__init__.py",
+        "_gnncb/evaluator/codetrack": package / "codetrack",
+    }
+    return path, extra
+
+
+# --------------------------------------------------------------------------------------------
+# Many problems -> a run directory
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    """What to judge for one problem: a solution file (and files it needs in the workspace)."""
+
+    solution: Path
+    extra_files: dict[str, Path] = field(default_factory=dict)
+
+
+def judge_case_set(
+    candidates: Mapping[str, Candidate],
+    case_set: CaseSet,
+    problems: Mapping[str, Problem],
+    *,
+    out_dir: Path,
+    config: JudgeConfig = JudgeConfig(),  # noqa: B008 - frozen dataclass
+    jobs: int = 1,
+    label: str = "",
+    progress: Callable[[ProblemJudgement], None] | None = None,
+) -> dict[str, Any]:
+    """Judge each candidate on its problem's cases in `case_set`; write the run directory.
+
+    Writes `run.json` (summary), `verdicts.jsonl` (one line per case, everything the report
+    needs) and `feedback.json` (first failing cases per problem). Returns the summary.
+    """
+    missing = [pid for pid in candidates if pid not in case_set.manifest["problems"]]
+    if missing:
+        raise ConfigError(f"the case set {case_set.path} has no cases for {', '.join(missing)}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    began = time.monotonic()
+    started_at = datetime.now(UTC).replace(microsecond=0).isoformat()
+
+    def one(pid: str) -> tuple[ProblemJudgement, list[Case]]:
+        cases = case_set.cases(pid)
+        cand = candidates[pid]
+        judgement = judge_problem(problems[pid], cand.solution, cases, config=config,
+                                  extra_files=cand.extra_files)
+        if progress:
+            progress(judgement)
+        return judgement, cases
+
+    order = sorted(candidates, key=lambda pid: -case_set.manifest["problems"][pid]["cases"])
+    results: dict[str, tuple[ProblemJudgement, list[Case]]] = {}
+    if jobs > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for pid, res in zip(order, pool.map(one, order), strict=True):
+                results[pid] = res
+    else:
+        for pid in order:
+            results[pid] = one(pid)
+
+    summary = write_run(out_dir, results, problems, case_set, config, label=label,
+                        started_at=started_at, seconds=time.monotonic() - began)
+    return summary
+
+
+def write_run(
+    out_dir: Path,
+    results: Mapping[str, tuple[ProblemJudgement, list[Case]]],
+    problems: Mapping[str, Problem],
+    case_set: CaseSet,
+    config: JudgeConfig,
+    *,
+    label: str,
+    started_at: str,
+    seconds: float,
+) -> dict[str, Any]:
+    ordered = [pid for pid in problems if pid in results]
+    tmp = out_dir / "verdicts.jsonl.part"
+    with tmp.open("w", encoding="utf-8") as fh:
+        for pid in ordered:
+            judgement, cases = results[pid]
+            problem = problems[pid]
+            for case, v in zip(cases, judgement.verdicts, strict=True):
+                row = {
+                    "id": case.id, "problem": pid, "direction": case.direction,
+                    "category": case.category, "subcategory": case.subcategory,
+                    "cell": case.cell, "source": case.source, "concept": problem.concept,
+                    "difficulty": problem.difficulty, "verdict": v.verdict,
+                    "published": v.published, "flag": case.flag or None,
+                    "in_contract": case.in_contract, "wall": v.wall, "cpu": v.cpu,
+                    "memory": v.memory, "ran": v.ran,
+                }
+                fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+    os.replace(tmp, out_dir / "verdicts.jsonl")
+    fb = {pid: results[pid][0].feedback for pid in ordered}
+    (out_dir / "feedback.json").write_text(json.dumps(fb, indent=1) + "\n", encoding="utf-8")
+    per_problem = {}
+    for pid in ordered:
+        j = results[pid][0]
+        truth = [v for v in j.verdicts if v.verdict is not None]
+        published = [v for v in j.verdicts if v.published is not None]
+        per_problem[pid] = {
+            "cases": len(j.verdicts),
+            "passed": j.passed,
+            "pass_rate": (j.passed / len(truth)) if truth else None,
+            "published_pass_rate": (sum(v.published == PASS for v in published) / len(published)
+                                    if published else None),
+            "verdicts": j.counts(),
+            "solution_digest": j.solution_digest,
+            "processes": j.processes,
+            "restarts": j.restarts,
+            "wall_seconds": j.wall_seconds,
+            "peak_rss_bytes": j.peak_rss_bytes,
+            "load_error": j.load_error[-2000:],
+        }
+    total = sum(p["cases"] for p in per_problem.values())
+    judged = sum(1 for pid in ordered for v in results[pid][0].verdicts if v.verdict is not None)
+    passed = sum(p["passed"] for p in per_problem.values())
+    isolation = {results[pid][0].isolation for pid in ordered}
+    summary = {
+        "label": label,
+        "case_set": str(case_set.path.resolve()),
+        "case_set_name": case_set.name,
+        "case_set_kind": case_set.kind,
+        "base_seed": case_set.manifest.get("base_seed"),
+        "config": {k: v for k, v in asdict(config).items() if k != "python"},
+        "isolation": sorted(isolation),
+        "started": started_at,
+        "seconds": round(seconds, 3),
+        "cases": total,
+        "passed": passed,
+        "pass_rate": passed / judged if judged else None,
+        "problems": per_problem,
+    }
+    (out_dir / "run.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return summary
+
+
+def load_verdict_rows(run_dir: Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / "verdicts.jsonl"
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} is not a judge run (no verdicts.jsonl); run "
+                          "`gnncb code judge --out DIR` first")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
