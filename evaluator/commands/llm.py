@@ -1,0 +1,275 @@
+"""`gnncb llm ...`: run, campaign, score and report the LLM track.
+
+Exit codes follow the CLI's contract: 0 when the run produced a scored (or sealed, with
+--no-score) submission, 1 when the model failed to produce a valid file or the submission was
+rejected, 2 for configuration, provider or sandbox problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from evaluator import keys
+from evaluator.errors import ConfigError
+from evaluator.ledger import Ledger
+from evaluator.paths import competitions_dir, default_ledger, default_public_key
+
+MIB = 1024**2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("llm", help="LLM track: frozen prompt, sandboxed execute-and-repair")
+    ls = p.add_subparsers(dest="llm_command", metavar="ACTION", required=True)
+
+    r = ls.add_parser("run", help="one model on one competition, scored through the pipeline")
+    r.add_argument("--competition", required=True, help="competitions/SLUG folder or a slug")
+    r.add_argument("--model", required=True, help="model id as the provider spells it")
+    r.add_argument("--participant", help="ledger participant (default llm-<model> / "
+                                         "agent-<model>)")
+    _run_options(r)
+    r.set_defaults(func=cmd_run)
+
+    c = ls.add_parser("campaign", help="models x competitions, process pool, resumable")
+    c.add_argument("--models", required=True, action="append",
+                   help="comma-separated model ids (repeatable)")
+    c.add_argument("--competitions", required=True, nargs="+",
+                   help="competition folders or slugs")
+    c.add_argument("--workers", type=int, default=1, help="parallel pairs (default 1)")
+    _run_options(c)
+    c.set_defaults(func=cmd_campaign)
+
+    s = ls.add_parser("score", help="score sealed runs of a campaign folder (merge step)")
+    s.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
+    s.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
+    s.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    s.add_argument("--competitions", type=Path,
+                   help="folder holding the competitions (default: the recorded paths, "
+                        "then competitions/)")
+    s.set_defaults(func=cmd_score)
+
+    rep = ls.add_parser("report", help="outcomes and failure modes per model")
+    rep.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
+    rep.add_argument("--out", type=Path, help="write Markdown here instead of stdout")
+    rep.add_argument("--json", type=Path, help="also write the report as JSON")
+    rep.set_defaults(func=cmd_report)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("provider")
+    g.add_argument("--provider", choices=["openai", "replay", "agent"], default="openai")
+    g.add_argument("--base-url", default="https://api.openai.com/v1",
+                   help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (never stored)")
+    g.add_argument("--record", type=Path, help="save every exchange here for replay")
+    g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
+    g.add_argument("--strict-replay", action="store_true",
+                   help="replay: exact request-hash matches only")
+    g.add_argument("--agent-command", help="agent mode: command run in the workspace")
+    g.add_argument("--agent-mount", type=Path, action="append", default=[],
+                   help="agent mode: host path made visible read-only (repeatable)")
+    g.add_argument("--temperature", type=float, default=0.0)
+    g.add_argument("--max-tokens", type=int, default=10_000)
+    g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
+    g.add_argument("--no-seed", action="store_true", help="do not send a seed")
+    g.add_argument("--timeout", type=float, default=600.0, help="seconds per API call")
+    g.add_argument("--retries", type=int, default=3)
+
+    g = p.add_argument_group("protocol")
+    g.add_argument("--prompt", default="frozen", help="prompt variant: frozen (default) or ssd")
+    g.add_argument("--repairs", type=int, default=5, help="repair attempts k, 0..5 (default 5)")
+    g.add_argument("--campaign", default="adhoc", help="campaign name (runs/<campaign>/)")
+    g.add_argument("--runs", type=Path, default=Path("runs"), help="runs root (default runs/)")
+    g.add_argument("--prices", type=Path, help="price table (YAML: model: {input, output} USD "
+                                               "per million tokens)")
+
+    g = p.add_argument_group("sandbox")
+    g.add_argument("--wall-seconds", type=float, help="default: rules.cpu_hours")
+    g.add_argument("--cpu-seconds", type=float, help="default: rules.cpu_hours")
+    g.add_argument("--memory-mb", type=int, help="default: 4096")
+    g.add_argument("--allow-unsandboxed", action="store_true",
+                   help="run model code even when this machine cannot isolate it (recorded)")
+    g.add_argument("--keep-workspaces", action="store_true")
+
+    g = p.add_argument_group("scoring")
+    g.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
+    g.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
+    g.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    g.add_argument("--no-score", action="store_true",
+                   help="seal only; score later with `gnncb llm score` (no private key needed)")
+
+
+def resolve_competition(value: str) -> Path:
+    path = Path(value)
+    if (path / "competition.yaml").is_file():
+        return path
+    candidate = competitions_dir() / value
+    if (candidate / "competition.yaml").is_file():
+        return candidate
+    raise ConfigError(f"competition {value!r}: neither {path} nor {candidate} holds a "
+                      "competition.yaml")
+
+
+def _options(args: argparse.Namespace, participant: str | None = None):
+    from evaluator.llm.costs import load_prices
+    from evaluator.llm.execute import LimitOverrides
+    from evaluator.llm.session import RunOptions
+
+    key_path = args.public_key or default_public_key()
+    try:
+        public_pem = key_path.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{key_path}: cannot read the platform public key: {err.strerror}"
+                          ) from None
+    keys.load_public_key(public_pem, source=str(key_path))
+    limits = LimitOverrides(
+        wall_seconds=args.wall_seconds, cpu_seconds=args.cpu_seconds,
+        memory_bytes=args.memory_mb * MIB if args.memory_mb is not None else None)
+    return RunOptions(
+        public_key_pem=public_pem, campaign=args.campaign, runs_root=args.runs,
+        variant=args.prompt, repairs=args.repairs, limits=limits,
+        require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
+        prices=load_prices(args.prices) if args.prices else None, participant=participant)
+
+
+def _provider_config(args: argparse.Namespace):
+    from evaluator.llm.agent import AgentCommand
+    from evaluator.llm.campaign import ProviderConfig
+    from evaluator.llm.loop import Decoding
+
+    agent = None
+    if args.provider == "agent":
+        if not args.agent_command:
+            raise ConfigError("--provider agent needs --agent-command 'CMD ARGS'")
+        agent = AgentCommand(tuple(shlex.split(args.agent_command)),
+                             tuple(p.resolve() for p in args.agent_mount))
+    if args.max_tokens < 1:
+        raise ConfigError(f"--max-tokens {args.max_tokens}: must be positive")
+    return ProviderConfig(
+        kind=args.provider, base_url=args.base_url, api_key_env=args.api_key_env,
+        timeout=args.timeout, retries=args.retries, record_dir=args.record,
+        recordings_dir=args.recordings, strict_replay=args.strict_replay, agent=agent,
+        decoding=Decoding(temperature=args.temperature, max_tokens=args.max_tokens,
+                          seed=None if args.no_seed else args.seed))
+
+
+def _scorer(args: argparse.Namespace):
+    from evaluator.llm.submit import score_run
+
+    if args.no_score:
+        return None
+    private = keys.private_keys_from(args.private_key)
+    ledger = Ledger(args.ledger or default_ledger())
+    return lambda run: score_run(run, private, ledger)
+
+
+def _echo(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _exit_code(status: str) -> int:
+    return {"scored": 0, "sealed": 0, "failed": 1, "rejected": 1}.get(status, 2)
+
+
+def _print_outcome(summary: dict[str, Any]) -> None:
+    status = summary["status"]
+    where = f"{summary.get('model')} x {summary.get('slug')}"
+    if status == "scored":
+        scores = ", ".join(f"{k}={v:.4f}" for k, v in summary["scores"].items())
+        note = " (already scored)" if summary.get("duplicate") else ""
+        print(f"scored {where}: {scores}{note}")
+        print(f"  participant {summary['participant']}, {summary['attempts']} attempt(s), "
+              f"isolation {summary['isolation']['level']}, ledger {summary.get('ledger')}")
+    elif status == "sealed":
+        print(f"sealed {where}: submission in {summary.get('run_dir')}/submission; score it "
+              "with `gnncb llm score`")
+    elif status == "failed":
+        failure = summary.get("failure") or {}
+        print(f"failed {where}: {failure.get('reason')}; last failure mode "
+              f"{failure.get('mode')}: {failure.get('evidence')}")
+    elif status == "rejected":
+        print(f"rejected {where}: {summary['rejection']['message']}")
+    else:
+        print(f"error {where}: {summary.get('error')}", file=sys.stderr)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from evaluator.llm.campaign import run_pair
+    from evaluator.llm.runlog import run_dir
+
+    competition = resolve_competition(args.competition)
+    options = _options(args, participant=args.participant)
+    config = _provider_config(args)
+    scorer = _scorer(args)  # fail on a missing private key before spending tokens
+    summary = run_pair(config, competition, args.model, options, echo=_echo)
+    run = run_dir(options.runs_root, options.campaign, args.model, summary["slug"])
+    if summary["status"] == "sealed" and scorer is not None:
+        summary = scorer(run)
+    summary["run_dir"] = str(run)
+    _print_outcome(summary)
+    return _exit_code(summary["status"])
+
+
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from evaluator.llm.campaign import run_campaign
+
+    models = [m.strip() for group in args.models for m in group.split(",") if m.strip()]
+    competitions = [resolve_competition(c) for c in args.competitions]
+    options = _options(args)
+    results = run_campaign(models, competitions, _provider_config(args), options,
+                           workers=args.workers, scorer=_scorer(args), echo=_echo)
+    states: dict[str, int] = {}
+    for summary in results:
+        states[summary["status"]] = states.get(summary["status"], 0) + 1
+    print(f"campaign {options.campaign}: " + ", ".join(f"{n} {s}" for s, n in
+                                                      sorted(states.items())))
+    print(f"runs in {options.runs_root / options.campaign}; "
+          f"report: gnncb llm report --runs {options.runs_root / options.campaign}")
+    return 2 if states.get("error") else 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from evaluator.llm.runlog import SEALED, find_runs, read_summary
+    from evaluator.llm.submit import score_run
+
+    runs = find_runs(args.runs)
+    if not runs:
+        raise ConfigError(f"{args.runs}: no run folders (*/*/summary.json) found")
+    private = keys.private_keys_from(args.private_key)
+    ledger = Ledger(args.ledger or default_ledger())
+    counts: dict[str, int] = {}
+    for run in runs:
+        before = read_summary(run) or {}
+        summary = score_run(run, private, ledger, competitions_root=args.competitions)
+        if before.get("status") == SEALED:
+            _print_outcome(summary)
+        counts[summary["status"]] = counts.get(summary["status"], 0) + 1
+    print(f"{len(runs)} run(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from evaluator.llm.report import build_report, render_markdown
+
+    if not args.runs.is_dir():
+        raise ConfigError(f"{args.runs}: not a folder; pass runs/<campaign>")
+    report = build_report(args.runs)
+    text = render_markdown(report)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n",
+                             encoding="utf-8")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0

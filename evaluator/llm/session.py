@@ -1,0 +1,333 @@
+"""One run of one model on one competition: setup, per-attempt logging, sealing, summary.
+
+Why shared by the API loop and the agent mode: GNN-CB requires both modes to "consume identical
+repository information, enforce the same execution constraints, and submit through the same
+automated hidden-test pipeline". Both therefore get the same prompt, limits, sandbox check,
+attempt log layout, feedback wording and sealing from this one place.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluator import keys
+from evaluator.errors import ConfigError
+from evaluator.llm import taxonomy
+from evaluator.llm.costs import PriceTable, cost_of
+from evaluator.llm.datasummary import public_data_files
+from evaluator.llm.execute import Check, LimitOverrides, limits_for, normalize
+from evaluator.llm.parse import MISSING_CODE, TRUNCATED, Parsed
+from evaluator.llm.prompt import Prompt, Variant, get_variant, render_feedback, render_prompt
+from evaluator.llm.providers import Completion
+from evaluator.llm.runlog import (
+    ATTEMPT_RECORD,
+    ERROR,
+    SEALED,
+    attempt_dir,
+    now_iso,
+    run_dir,
+    start_run,
+    write_json,
+    write_summary,
+    write_text,
+)
+from evaluator.llm.slots import fill_slots
+from evaluator.llm.submit import make_metadata, participant_for, seal_run
+from evaluator.sandbox import (
+    Isolation,
+    Limits,
+    SandboxResult,
+    SandboxUnavailable,
+    detect_isolation,
+)
+from evaluator.spec import CompetitionSpec, load_spec
+
+MAX_REPAIRS = 5  # GNN-CB: k <= 5
+FEEDBACK_STDERR_LINES, FEEDBACK_STDERR_CHARS = 50, 6000
+FEEDBACK_STDOUT_LINES, FEEDBACK_STDOUT_CHARS = 20, 2000
+
+Echo = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything about a run except the model, the competition and the provider."""
+
+    public_key_pem: bytes
+    campaign: str = "adhoc"
+    runs_root: Path = Path("runs")
+    variant: str = "frozen"
+    repairs: int = MAX_REPAIRS
+    limits: LimitOverrides = field(default_factory=LimitOverrides)
+    require_sandbox: bool = True
+    keep_workspaces: bool = False
+    prices: PriceTable | None = None
+    participant: str | None = None
+    libraries: tuple[tuple[str, str], ...] | None = None  # None: detect what is installed
+
+
+def tail(text: str, lines: int, chars: int) -> str:
+    kept = "\n".join(text.rstrip().splitlines()[-lines:])
+    return kept[-chars:]
+
+
+def outcome_text(parsed: Parsed | None, result: SandboxResult | None, check: Check | None,
+                 limits: Limits, max_tokens: int | None) -> str:
+    """One sentence for the model and the log: how the attempt ended."""
+    if parsed is not None and parsed.status == MISSING_CODE:
+        return ("the answer contained no <code> block (and no ```python fence), so nothing "
+                "was run")
+    if parsed is not None and parsed.status == TRUNCATED:
+        limit = f" of {max_tokens} tokens" if max_tokens else ""
+        return (f"the answer was cut off at the output limit{limit} before the code was "
+                "complete, so nothing was run; answer with a shorter, complete program")
+    assert result is not None
+    reason = result.exit_reason
+    if reason == "timeout":
+        return f"stopped at the wall-clock limit of {limits.wall_seconds:g} seconds"
+    if reason == "cpu":
+        return f"stopped at the CPU-time limit of {limits.cpu_seconds:g} seconds"
+    if reason == "memory":
+        mib = (limits.memory_bytes or 0) / 1024**2
+        return f"ran out of memory (limit {mib:.0f} MiB)"
+    if reason == "killed":
+        return f"killed by signal {-(result.returncode or 0)}"
+    if reason == "error":
+        return f"exited with code {result.returncode}"
+    if check is not None and not check.valid:
+        return "finished, but predictions.csv is missing or invalid"
+    return "finished with a valid predictions.csv"
+
+
+@dataclass
+class Session:
+    competition: Path
+    spec: CompetitionSpec
+    model: str
+    entrant: str
+    provider: str
+    options: RunOptions
+    limits: Limits
+    isolation: Isolation
+    run: Path
+    variant: Variant
+    prompt: Prompt
+    participant: str
+    echo: Echo
+    max_tokens: int | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_attempts(self) -> int:
+        return 1 + self.options.repairs
+
+    def feedback(self, index: int, parsed: Parsed | None, result: SandboxResult | None,
+                 check: Check | None, workspace: Path) -> str:
+        stderr = normalize(result.stderr_tail, workspace) if result else ""
+        stdout = normalize(result.stdout_tail, workspace) if result else ""
+        validation = ""
+        if result is not None and result.exit_reason == "ok" and check and not check.valid:
+            validation = check.message
+        return render_feedback(
+            self.variant, attempt=index, max_attempts=self.max_attempts,
+            outcome=outcome_text(parsed, result, check, self.limits, self.max_tokens),
+            validation=validation,
+            stderr=tail(stderr, FEEDBACK_STDERR_LINES, FEEDBACK_STDERR_CHARS),
+            stdout=tail(stdout, FEEDBACK_STDOUT_LINES, FEEDBACK_STDOUT_CHARS))
+
+    def record_attempt(self, index: int, *, prompt: str, completion: Completion | None,
+                       parsed: Parsed | None, code: str | None, result: SandboxResult | None,
+                       check: Check | None, workspace: Path) -> dict[str, Any]:
+        """Write attempt-<i>/ and return its record (also kept for the summary)."""
+        folder = attempt_dir(self.run, index)
+        write_text(folder / "prompt.md", prompt)
+        if completion is not None:
+            write_text(folder / "response.md", completion.text)
+        if parsed is not None:
+            write_text(folder / "plan.md", parsed.plan)
+        if code is not None:
+            write_text(folder / "solution.py", code)
+        if result is not None:
+            write_text(folder / "stdout.txt", normalize(result.stdout_tail, workspace))
+            write_text(folder / "stderr.txt", normalize(result.stderr_tail, workspace))
+        if check is not None and check.data is not None:
+            (folder / "predictions.csv").write_bytes(check.data)
+        valid = bool(result and result.exit_reason == "ok" and check and check.valid)
+        failure = taxonomy.classify_attempt(
+            parse_status=parsed.status if parsed else "ok",
+            exit_reason=result.exit_reason if result else None,
+            stderr=normalize(result.stderr_tail, workspace) if result else "",
+            check_message=check.message if check else "", valid=valid)
+        tokens_in = completion.tokens_in if completion else 0
+        tokens_out = completion.tokens_out if completion else 0
+        record: dict[str, Any] = {
+            "index": index,
+            "repair": index - 1,
+            "parse_status": parsed.status if parsed else None,
+            "code_source": parsed.code_source if parsed else None,
+            "exit_reason": result.exit_reason if result else None,
+            "returncode": result.returncode if result else None,
+            "wall_seconds": round(result.wall_seconds, 3) if result else None,
+            "cpu_seconds": round(result.cpu_seconds, 3) if result else None,
+            "peak_rss_bytes": result.peak_rss_bytes if result else None,
+            "valid": valid,
+            "check": (check.message if check and not check.valid else
+                      (f"valid: {check.rows} rows" if check else None)),
+            "outcome": outcome_text(parsed, result, check, self.limits, self.max_tokens),
+            "failure": failure.as_dict() if failure else None,
+            "tokens_in": tokens_in,
+            "tokens_out": tokens_out,
+            "usage_reported": completion.usage_reported if completion else None,
+            "latency_seconds": round(completion.latency_seconds, 3) if completion else None,
+            "finish_reason": completion.finish_reason if completion else None,
+            "served_model": completion.served_model if completion else None,
+            "request_hash": completion.request_hash if completion else None,
+            "replay_match": completion.replay_match if completion else None,
+            "provider_notes": list(completion.notes) if completion else [],
+            "cost_usd": cost_of(self.options.prices, self.model, tokens_in, tokens_out),
+            "isolation": self.isolation.level,
+            "finished_at": now_iso(),
+        }
+        write_json(folder / ATTEMPT_RECORD, record)
+        self.attempts.append(record)
+        where = f"attempt {index}/{self.max_attempts}"
+        self.echo(f"  {where}: {record['outcome']}"
+                  + (f" [{failure.mode}]" if failure else ""))
+        return record
+
+    def discard_workspace(self, workspace: Path) -> None:
+        if not self.options.keep_workspaces and workspace.exists():
+            shutil.rmtree(workspace, ignore_errors=True)
+
+    def _totals(self) -> dict[str, Any]:
+        tokens_in = sum(a["tokens_in"] for a in self.attempts)
+        tokens_out = sum(a["tokens_out"] for a in self.attempts)
+        costs = [a["cost_usd"] for a in self.attempts if a["cost_usd"] is not None]
+        return {
+            "attempts": len(self.attempts),
+            "tokens_in": tokens_in,
+            "tokens_out": tokens_out,
+            "cost_usd": round(sum(costs), 6) if costs else None,
+            "llm_latency_seconds": round(sum(a["latency_seconds"] or 0 for a in self.attempts),
+                                         3),
+            "exec_seconds": round(sum(a["wall_seconds"] or 0 for a in self.attempts), 3),
+            "attempt_log": [{k: a[k] for k in ("index", "parse_status", "exit_reason", "valid",
+                                                "failure", "replay_match")}
+                            for a in self.attempts],
+        }
+
+    def finish(self, predictions: bytes | None) -> dict[str, Any]:
+        """Seal the valid predictions (status `sealed`) or record the failure (`failed`)."""
+        self.summary.update(self._totals(), finished_at=now_iso())
+        if predictions is None:
+            last = self.attempts[-1] if self.attempts else {}
+            self.summary.update(
+                status="failed", repair_depth=None,
+                failure={**(last.get("failure") or {"mode": "other_code_error",
+                                                    "evidence": "no attempt"}),
+                         "reason": f"no valid predictions after {len(self.attempts)} "
+                                   f"attempt(s)"})
+            write_summary(self.run, self.summary)
+            self.echo(f"  failed: {self.summary['failure']['mode']}")
+            return self.summary
+        depth = len(self.attempts) - 1
+        public = keys.load_public_key(self.options.public_key_pem)
+        meta = make_metadata(
+            participant=self.participant, entrant=self.entrant, model=self.model,
+            provider=self.provider, repair_depth=depth, tokens_in=self.summary["tokens_in"],
+            tokens_out=self.summary["tokens_out"], template_hash=self.prompt.template_hash,
+            variant=self.variant.name, campaign=self.options.campaign,
+            isolation_level=self.isolation.level)
+        seal_run(self.run, self.spec, predictions, public, meta)
+        self.summary.update(status=SEALED, repair_depth=depth, failure=None)
+        write_summary(self.run, self.summary)
+        self.echo(f"  sealed after {len(self.attempts)} attempt(s)")
+        return self.summary
+
+    def error(self, err: Exception) -> dict[str, Any]:
+        """A platform or provider problem: recorded as `error`, retried by a resumed
+        campaign, never counted as the model's failure."""
+        self.summary.update(self._totals(), status=ERROR, error=str(err), finished_at=now_iso())
+        write_summary(self.run, self.summary)
+        self.echo(f"  error: {str(err).splitlines()[0]}")
+        return self.summary
+
+
+def check_isolation(require_sandbox: bool, echo: Echo) -> Isolation:
+    isolation = detect_isolation()
+    echo(f"sandbox isolation: {isolation.level} (mechanism {isolation.mechanism})"
+         + (f"; {isolation.detail}" if isolation.detail else ""))
+    if not isolation.sandboxed:
+        if require_sandbox:
+            raise SandboxUnavailable(
+                f"refusing to run model-written code: this machine cannot sandbox it "
+                f"({isolation.level}; {isolation.detail}). Run as root on Linux with "
+                "util-linux `unshare`, or pass --allow-unsandboxed to run it UNISOLATED "
+                "(recorded as such; never with real keys on the machine)")
+        echo("WARNING: running model-written code WITHOUT a sandbox; the run is recorded as "
+             f"isolation {isolation.level!r}, not sandboxed")
+    return isolation
+
+
+def begin(competition: Path, model: str, *, entrant: str, provider: str, options: RunOptions,
+          echo: Echo | None = None, max_tokens: int | None = None) -> Session:
+    """Validate, create the run folder, fill the slots and render the prompt."""
+    echo = echo or _quiet
+    if not 0 <= options.repairs <= MAX_REPAIRS:
+        raise ConfigError(f"--repairs {options.repairs}: the protocol allows 0 to "
+                          f"{MAX_REPAIRS} repairs (GNN-CB: k <= 5)")
+    if not model.strip():
+        raise ConfigError("--model is empty; give the model id, e.g. gpt-4o-mini")
+    competition = Path(competition).resolve()
+    spec = load_spec(competition)
+    variant = get_variant(options.variant)
+    isolation = check_isolation(options.require_sandbox, echo)
+    limits = limits_for(spec, options.limits)
+    participant = options.participant or participant_for(model, entrant)
+    run = start_run(run_dir(options.runs_root, options.campaign, model, spec.slug))
+    libraries = list(options.libraries) if options.libraries is not None else None
+    slots = fill_slots(competition, spec, limits, libraries)
+    prompt = render_prompt(variant, slots)
+    write_text(run / "prompt.md", prompt.text)
+    write_json(run / "slots.json", slots.as_dict())
+    session = Session(competition=competition, spec=spec, model=model, entrant=entrant,
+                      provider=provider, options=options, limits=limits, isolation=isolation,
+                      run=run, variant=variant, prompt=prompt, participant=participant,
+                      echo=echo, max_tokens=max_tokens)
+    session.summary = {
+        "schema": 1,
+        "status": "running",
+        "campaign": options.campaign,
+        "model": model,
+        "entrant": entrant,
+        "provider": provider,
+        "participant": participant,
+        "slug": spec.slug,
+        "competition_version": spec.version,
+        "competition_dir": str(competition),
+        "primary_score": spec.primary_score,
+        "higher_is_better": spec.higher_is_better(spec.primary_score),
+        "data_files": [p.relative_to(competition).as_posix()
+                       for p in public_data_files(competition)],
+        "prompt_variant": variant.name,
+        "template_hash": prompt.template_hash,
+        "prompt_hash": prompt.prompt_hash,
+        "repairs_allowed": options.repairs,
+        "isolation": {"level": isolation.level, "mechanism": isolation.mechanism,
+                      "sandboxed": isolation.sandboxed, "detail": isolation.detail},
+        "limits": {"wall_seconds": limits.wall_seconds, "cpu_seconds": limits.cpu_seconds,
+                   "memory_bytes": limits.memory_bytes},
+        "started_at": now_iso(),
+    }
+    write_summary(run, session.summary)
+    echo(f"{model} x {spec.slug}: {run}")
+    return session

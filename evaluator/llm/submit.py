@@ -1,0 +1,111 @@
+"""Turn an LLM run's valid predictions into a submission and score it like a human's.
+
+Why seal and then evaluate, instead of scoring the plaintext directly: the LLM track must have
+no special scoring path. Its predictions are encrypted with the platform public key, described
+by an ordinary `metadata.json` (entrant `llm-api` / `llm-agent`, model id, the `llm` facts) and
+evaluated by `evaluator.pipeline.evaluate_dir` — the function behind `gnncb evaluate` and the
+pull-request workflow. Sealing and scoring are separate steps so that machines that run
+untrusted code (matrix jobs) never need the private key; a final job scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator import envelope
+from evaluator.errors import ConfigError, Rejection
+from evaluator.ledger import Ledger
+from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
+from evaluator.metadata import LLMRun, Metadata, check_login, dump_metadata
+from evaluator.paths import competitions_dir
+from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
+from evaluator.spec import CompetitionSpec
+
+SUBMISSION_DIR = "submission"
+MAX_LOGIN = 39
+
+
+def participant_for(model: str, entrant: str) -> str:
+    """A ledger participant name for a model: `llm-<model>` or `agent-<model>`, shaped like a
+    GitHub login (letters, digits, single hyphens, at most 39 characters)."""
+    prefix = "agent" if entrant == "llm-agent" else "llm"
+    body = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-") or "model"
+    name = f"{prefix}-{body}"
+    if len(name) > MAX_LOGIN:
+        digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:6]
+        name = name[:MAX_LOGIN - 7].rstrip("-") + "-" + digest
+    return check_login(name)
+
+
+def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
+                  repair_depth: int, tokens_in: int, tokens_out: int, template_hash: str,
+                  variant: str, campaign: str, isolation_level: str) -> Metadata:
+    mode = "agent" if entrant == "llm-agent" else "plan-then-code"
+    return Metadata(
+        participant=participant,
+        entrant=entrant,  # type: ignore[arg-type]
+        method=f"gnncb LLM track: {variant}, {mode}, execute-and-repair",
+        model=model[:200],
+        hardware=f"CPU-only sandbox (isolation {isolation_level}), {os.cpu_count()} cores"[:200],
+        notes=f"campaign {campaign}; template {template_hash}",
+        llm=LLMRun(provider=provider[:200], repair_depth=repair_depth, tokens_in=tokens_in,
+                   tokens_out=tokens_out, prompt_hash=template_hash, prompt_variant=variant,
+                   campaign=campaign),
+    )
+
+
+def seal_run(run: Path, spec: CompetitionSpec, predictions: bytes,
+             public_key: rsa.RSAPublicKey, meta: Metadata) -> Path:
+    """Write `submission/predictions.csv.enc` + `metadata.json`, exactly as `gnncb encrypt`."""
+    folder = Path(run) / SUBMISSION_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    claims = envelope.prediction_claims(spec.slug, spec.version, meta.participant.lower())
+    (folder / ENVELOPE_NAME).write_bytes(envelope.seal(predictions, public_key, claims))
+    (folder / METADATA_NAME).write_text(dump_metadata(meta), encoding="utf-8")
+    return folder
+
+
+def _competition_for(summary: Mapping[str, Any], override: Path | None) -> Path:
+    if override is not None:
+        return Path(override)
+    recorded = Path(summary.get("competition_dir", ""))
+    if recorded.is_dir() and (recorded / "competition.yaml").is_file():
+        return recorded
+    fallback = competitions_dir() / summary["slug"]
+    if fallback.is_dir():
+        return fallback
+    raise ConfigError(f"competition {summary['slug']!r} not found at {recorded} or {fallback}; "
+                      "pass --competitions")
+
+
+def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: Ledger | None,
+              *, competitions_root: Path | None = None) -> dict[str, Any]:
+    """Evaluate a sealed run through the pipeline and record the outcome in its summary.
+    Runs in any other state are returned unchanged."""
+    summary = read_summary(run)
+    if summary is None:
+        raise ConfigError(f"{run}: no summary.json; not an LLM run folder")
+    if summary["status"] != SEALED:
+        return summary
+    competition = _competition_for(
+        summary, competitions_root / summary["slug"] if competitions_root else None)
+    try:
+        outcome = evaluate_dir(competition, Path(run) / SUBMISSION_DIR,
+                               participant=summary["participant"], keys=private_keys,
+                               ledger=ledger)
+    except Rejection as err:
+        summary.update(status="rejected", rejection={"code": err.code, "message": str(err)},
+                       scored_at=now_iso())
+    else:
+        summary.update(status="scored", scores=outcome.scores, duplicate=outcome.duplicate,
+                       digest=outcome.row["digest"] if outcome.row else None,
+                       ledger=str(ledger.path) if ledger else None, scored_at=now_iso())
+    write_summary(run, summary)
+    return summary
