@@ -23,6 +23,7 @@ GROUPS: dict[str, argparse._SubParsersAction] = {}
 PLUGINS: tuple[str, ...] = (
     "evaluator.commands.core",
     "evaluator.commands.ci",
+    "evaluator.commands.llm",
 )
 
 
