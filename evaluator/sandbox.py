@@ -758,6 +758,7 @@ _MS_BIND = 4096
 _MS_MOVE = 8192
 _MNT_DETACH = 2
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_CHILD_SUBREAPER = 36
 _PIVOT_ROOT_SYSCALL = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
 
@@ -773,8 +774,7 @@ def _launcher_main(args: Sequence[str]) -> None:
             status.write(json.dumps({"setup_error": f"{type(exc).__name__}: {exc}"}))
             return
         outcome = _supervise(config, alive_fd)
-        if config["isolate"]:
-            _reap_namespace()
+        _reap_descendants()
         status.write(json.dumps(outcome))
 
 
@@ -875,6 +875,8 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    # Unisolated runs: orphans of the workload re-parent to us, not to the host's init.
+    _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
         _exec_workload(config)
@@ -914,19 +916,40 @@ def _stop(pid: int, outcome: dict[str, Any]) -> dict[str, Any]:
     return outcome
 
 
-def _reap_namespace() -> None:
-    """As PID 1 of the sandbox: kill every other process and reap it, so that the CPU time of
-    escaped or background processes reaches the judge's rusage (the kernel's own teardown at
-    PID 1's exit does not account it)."""
-    if os.getpid() != 1:  # kill(-1) outside a PID namespace would hit the whole host
-        return
+def _reap_descendants() -> None:
+    """Kill every remaining descendant and reap it, so nothing outlives the run and the CPU
+    time of background processes reaches the judge's rusage (the kernel's own teardown at
+    PID 1's exit does not account it).
+
+    As PID 1 of the sandbox, kill(-1) reaches exactly the namespace. Unisolated, the launcher
+    is a child subreaper: orphans (a setsid()+double-fork included) become its children, and
+    killing children until none are left walks down the tree."""
+    in_namespace = os.getpid() == 1
     while True:  # kill again each round: a process may have forked while the last kill landed
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)
+        targets = [-1] if in_namespace else _children()
+        for target in targets:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(target, signal.SIGKILL)
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:
             return
+
+
+def _children() -> list[int]:
+    """Direct children of this process, from /proc (no CONFIG_PROC_CHILDREN needed)."""
+    me, kids = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:
+            kids.append(int(entry))
+    return kids
 
 
 def _exec_workload(config: dict[str, Any]) -> None:
