@@ -72,6 +72,10 @@ class Problem:
     # "consistent" or the spec's section-3 class for problems whose published labels are wrong
     label_status: str = "consistent"
     notes: str = ""
+    # True when the arguments satisfy the statement's input contract (None = always)
+    in_contract: Callable[[Mapping[str, Any]], bool] | None = None
+    # repairs a published case's arguments into our contract (e.g. 1-based -> 0-based ids)
+    adapt_published: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if self.concept not in CONCEPTS:
