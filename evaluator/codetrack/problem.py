@@ -7,6 +7,7 @@ keeping them in one immutable record per problem means there is exactly one plac
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import random
@@ -100,7 +101,15 @@ def all_problems() -> dict[str, Problem]:
     import evaluator.codetrack.problems as pkg
 
     for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
-        importlib.import_module(info.name)
+        module = importlib.import_module(info.name)
+        problem = getattr(module, "PROBLEM", None)
+        if isinstance(problem, Problem):
+            # problem modules define `in_contract` / `adapt_published` as module functions;
+            # attach them so every caller finds them on the record
+            hooks = {name: getattr(module, name) for name in ("in_contract", "adapt_published")
+                     if getattr(problem, name) is None and callable(getattr(module, name, None))}
+            if hooks:
+                _REGISTRY[problem.id] = dataclasses.replace(problem, **hooks)
     def numeric(problem_id: str) -> int:
         return int(problem_id[2:]) if problem_id[2:].isdigit() else 0
 
