@@ -50,6 +50,14 @@ from evaluator.errors import ConfigError
 # --------------------------------------------------------------------------------------------
 
 
+class SandboxError(ConfigError):
+    """The sandbox itself could not run the program (a platform problem, not the program's)."""
+
+
+class SandboxUnavailable(SandboxError):
+    """`require_sandbox=True` but this machine cannot isolate runs."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits of one run. `None` disables a limit (not recommended for untrusted code)."""
@@ -61,6 +69,16 @@ class Limits:
     output_bytes: int = 64 * 1024  # tail of stdout/stderr kept; more is drained and dropped
     file_size_bytes: int | None = 1024**3  # RLIMIT_FSIZE
     tmp_bytes: int = 512 * 1024**2  # size of the private /tmp (and /dev/shm) tmpfs
+
+    def __post_init__(self) -> None:
+        if not self.wall_seconds > 0:
+            raise SandboxError(f"Limits.wall_seconds must be > 0, got {self.wall_seconds}")
+        for name in ("cpu_seconds", "memory_bytes", "max_processes", "file_size_bytes"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise SandboxError(f"Limits.{name} must be > 0 or None, got {value}")
+        if self.output_bytes < 0 or self.tmp_bytes < 0:
+            raise SandboxError("Limits.output_bytes and Limits.tmp_bytes must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -115,14 +133,6 @@ class SandboxResult:
     @property
     def ok(self) -> bool:
         return self.exit_reason == "ok"
-
-
-class SandboxError(ConfigError):
-    """The sandbox itself could not run the program (a platform problem, not the program's)."""
-
-
-class SandboxUnavailable(SandboxError):
-    """`require_sandbox=True` but this machine cannot isolate runs."""
 
 
 NO_ISOLATION = Isolation(False, False, False, False, "none")
@@ -307,6 +317,7 @@ def run(
     workspace = Path(workspace)
     if not workspace.is_dir():
         raise SandboxError(f"workspace {workspace} is not a directory; create it first")
+    _check_workspace(workspace.resolve())
     isolation = detect_isolation()
     if require_sandbox and not isolation.sandboxed:
         raise SandboxUnavailable(
@@ -318,9 +329,24 @@ def run(
     for path in extra:
         if not path.exists():
             raise SandboxError(f"readonly path {path} does not exist")
+        if path.resolve() == Path("/"):
+            raise SandboxError("readonly path / would expose the whole host; name a directory")
     return _execute(
         list(argv), workspace.resolve(), limits, dict(env or {}), stdin, extra, isolation
     )
+
+
+def _check_workspace(workspace: Path) -> None:
+    """Refuse directories whose ownership a run must not take over (it is chown'ed)."""
+    protected = [Path("/"), Path.home(), Path(tempfile.gettempdir()), *python_paths()]
+    protected.append(Path(__file__).resolve().parent.parent)  # the repository
+    for path in protected:
+        real = path.resolve()
+        if workspace == real or real.is_relative_to(workspace):
+            raise SandboxError(
+                f"workspace {workspace} is or contains {real}; runs need a fresh directory of "
+                "their own (see prepare_workspace)"
+            )
 
 
 def sandbox_env(workspace: Path, extra: Mapping[str, str]) -> dict[str, str]:

@@ -417,6 +417,15 @@ def test_run_rejects_bad_arguments(tmp_path, ws):
         run(["true"], workspace=ws, readonly_paths=[tmp_path / "nope"])
     with pytest.raises(SandboxError, match="invalid environment variable"):
         run(["true"], workspace=ws, env={"A=B": "1"})
+    with pytest.raises(SandboxError, match="whole host"):
+        run(["true"], workspace=ws, readonly_paths=[Path("/")])
+    for taken in (REPO, REPO.parent, Path(sys.prefix), Path("/")):
+        with pytest.raises(SandboxError, match="fresh directory"):
+            run(["true"], workspace=taken)
+    with pytest.raises(SandboxError, match="wall_seconds"):
+        Limits(wall_seconds=0)
+    with pytest.raises(SandboxError, match="memory_bytes"):
+        Limits(memory_bytes=-1)
 
 
 # ---------------------------------------------------------------------------- prepare_workspace
