@@ -21,8 +21,6 @@ from evaluator.codetrack.problem import Problem
 
 # A comma directly before a closing bracket, e.g. `[1, 2], }` -> `[1, 2] }`.
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
-# Fields that are metadata, never arguments or labels.
-METADATA_FIELDS = frozenset({"complexity"})
 
 
 class PublishedDataWarning(UserWarning):
@@ -86,8 +84,9 @@ def iter_published_cases(
 ) -> Iterator[PublishedCase]:
     """Every published case of `problem`, in file, line, sub-category and index order.
 
-    Fields are renamed with `problem.field_map`; fields not in the map are ignored, apart from
-    a warning for unexpected non-metadata fields. `adapt` adds arguments the data leaves implicit
+    Fields are renamed with `problem.field_map` (when several fields map to one argument, the
+    first present wins); fields not in the map are ignored. `adapt` adds arguments the data
+    leaves implicit
     (for example lc1971's fixed source and destination). `direction` overrides the folder
     (`directed`/`undirected`) for upstream artifacts stored under the other one.
     """
@@ -134,20 +133,29 @@ def _cell_cases(
     if not isinstance(cell, dict):
         _warn(f"{where}: expected an object of field arrays, skipped")
         return
-    needed = [*problem.field_map, problem.label_field]
-    missing = [f for f in needed if f not in cell]
+    # Several dataset fields may map to one argument (upstream renamed fields between files);
+    # the first one present in the cell is used.
+    sources: dict[str, str] = {}
+    for field_name, arg_name in problem.field_map.items():
+        if field_name in cell and arg_name not in sources:
+            sources[arg_name] = field_name
+    missing = [
+        " or ".join(f for f, a in problem.field_map.items() if a == arg_name)
+        for arg_name in dict.fromkeys(problem.field_map.values())
+        if arg_name not in sources
+    ]
+    if problem.label_field not in cell:
+        missing.append(problem.label_field)
     if missing:
         _warn(f"{where}: missing field(s) {', '.join(missing)}; check field_map of {problem.id}")
         return
-    unknown = set(cell) - set(needed) - METADATA_FIELDS
-    if unknown:
-        _warn(f"{where}: field(s) {', '.join(sorted(unknown))} not in field_map, ignored")
-    lengths = {f: len(cell[f]) for f in needed if isinstance(cell[f], list)}
-    if len(lengths) != len(needed) or len(set(lengths.values())) != 1:
+    used = [*sources.values(), problem.label_field]
+    lengths = {f: len(cell[f]) for f in used if isinstance(cell[f], list)}
+    if len(lengths) != len(used) or len(set(lengths.values())) != 1:
         _warn(f"{where}: field arrays differ in length or are not arrays ({lengths}), skipped")
         return
     for index in range(next(iter(lengths.values()))):
-        args = {arg: cell[field][index] for field, arg in problem.field_map.items()}
+        args = {arg_name: cell[f][index] for arg_name, f in sources.items()}
         if adapt is not None:
             args = adapt(args)
         yield PublishedCase(
