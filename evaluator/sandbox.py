@@ -15,8 +15,9 @@ exits (workload done, deadline, or the judge gone) the kernel kills everything l
 namespace, so `setsid()` + double fork cannot escape.
 
 Where that is impossible (not root, no `unshare`) runs still happen, with rlimits, a scrubbed
-environment and a process-group kill, but every result says so: `Isolation.sandboxed` is False
-and `require_sandbox=True` refuses to run. See docs/sandbox.md for the threat model.
+environment and a subreaper that kills the tree, but every result says so:
+`Isolation.sandboxed` is False and `require_sandbox=True` refuses to run. See docs/sandbox.md
+for the threat model.
 """
 
 from __future__ import annotations

@@ -373,7 +373,7 @@ def test_huge_output_keeps_only_the_tail(ws):
         ws,
         """
         import sys
-        chunk = b"x" * (1 << 20)
+        chunk = b"." * (1 << 20)
         for _ in range(200):
             sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.write(b"END\\n")
@@ -382,7 +382,7 @@ def test_huge_output_keeps_only_the_tail(ws):
     )
     assert result.exit_reason == "ok"
     assert len(result.stdout_tail) == 4096
-    assert result.stdout_tail.endswith("xxxxEND\n")
+    assert result.stdout_tail.endswith("....END\n")
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 100 * 1024  # 200 MB went through; far less stayed in the judge
 
