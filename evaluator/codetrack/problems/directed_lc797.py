@@ -64,11 +64,11 @@ def all_paths_source_target(graph: list[list[int]]) -> list[list[int]]:
                 stack.append(u)
     if not useful[0]:
         return []
-    paths: list[list[int]] = []
-    path = [0]
-    frames = [iter(graph[0])]
     if target == 0:
         return [[0]]
+    paths: list[list[int]] = []
+    path = [0]
+    frames = [iter(graph[0])]  # one iterator over unexplored heads per node on the path
     while frames:
         v = next(frames[-1], None)
         if v is None:
