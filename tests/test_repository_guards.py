@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO, SHARED_SECRETS
+from tests.conftest import REPO
 
 
 def tracked_files() -> list[Path]:
