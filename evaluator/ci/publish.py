@@ -24,7 +24,7 @@ from evaluator.ci.record import ledger_path, record_submission, standing_of
 from evaluator.ci.result import ACCEPTED, SKIPPED, Result
 from evaluator.errors import ConfigError
 from evaluator.github import GitHubClient
-from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.ledger import Ledger
 from evaluator.spec import load_spec
 
 
@@ -72,25 +72,26 @@ def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: 
 
     push = rank = entries = version = earlier_pr = None
     if result.status == ACCEPTED:
-        assert result.row is not None and result.slug and result.envelope_blob_sha
+        assert result.row is not None and result.slug
         spec = load_spec(Path(root) / "competitions" / result.slug)
         version = spec.version
-        sealed = fetch_blob(client, result.envelope_blob_sha, "predictions.csv.enc", None)
-        if envelope.digest(sealed) != result.digest:
-            raise ConfigError(f"blob {result.envelope_blob_sha} does not hash to the scored "
-                              f"digest {result.digest}; refusing to publish")
-        row = result.row
-        push = commit_and_push(
-            Path(root), lambda: record_submission(root, row, sealed,
-                                                  commit_message(result, run_url)),
-            remote=remote, branch=branch, attempts=push_attempts, sleep=sleep, env=git_env)
+        if result.envelope_blob_sha and not result.already_recorded:
+            sealed = fetch_blob(client, result.envelope_blob_sha, "predictions.csv.enc", None)
+            if envelope.digest(sealed) != result.digest:
+                raise ConfigError(f"blob {result.envelope_blob_sha} does not hash to the "
+                                  f"scored digest {result.digest}; refusing to publish")
+            row = result.row
+            push = commit_and_push(
+                Path(root), lambda: record_submission(root, row, sealed,
+                                                      commit_message(result, run_url)),
+                remote=remote, branch=branch, attempts=push_attempts, sleep=sleep, env=git_env)
         rows = Ledger(ledger_path(root)).rows()
         rank, entries = standing_of(spec, rows, result.author_login)
         if result.duplicate:
-            earlier_pr = next((r.get("pr") for r in rows if r["type"] == SUBMISSION
-                               and r["digest"] == result.digest), None)
-        say(f"PR #{result.pr}: recorded {result.digest[:12] if result.digest else ''} "
-            f"(pushed={push.pushed}, attempts={push.attempts}); rank {rank} of {entries}")
+            earlier_pr = result.row.get("pr")
+        if push is not None:
+            say(f"PR #{result.pr}: recorded {(result.digest or '')[:12]} "
+                f"(pushed={push.pushed}, attempts={push.attempts}); rank {rank} of {entries}")
 
     commented = False
     if answer is None:

@@ -45,7 +45,8 @@ class Result(BaseModel):
     problems: list[ProblemItem] = []
     slug: str | None = None
     scores: dict[str, float] = {}
-    duplicate: bool = False
+    duplicate: bool = False  # the same envelope was recorded from an earlier PR
+    already_recorded: bool = False  # this PR's row is on the base branch; only answer it
     remaining_version: int | None = None
     remaining_today: int | None = None
     row: dict[str, Any] | None = None
@@ -55,9 +56,10 @@ class Result(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> Result:
         if self.status == ACCEPTED:
-            if not (self.row and self.slug and self.digest and self.envelope_blob_sha):
-                raise ValueError("an accepted result needs row, slug, digest and "
-                                 "envelope_blob_sha")
+            if not (self.row and self.slug and self.digest):
+                raise ValueError("an accepted result needs row, slug and digest")
+            if not (self.envelope_blob_sha or self.already_recorded or self.duplicate):
+                raise ValueError("a new accepted result needs envelope_blob_sha")
             row = self.row
             want = {"type": "submission", "digest": self.digest, "slug": self.slug,
                     "participant": self.author_login.lower()}

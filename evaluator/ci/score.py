@@ -75,14 +75,17 @@ def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoa
     if pull.state != "open":
         return Result(**base, status=SKIPPED, code="closed",
                       reason=f"pull request #{number} is {pull.state}; nothing to evaluate")
-    ledger = ReadOnlyLedger(ledger_path(root))
-    rows = ledger.rows()
-    if any(r["type"] == SUBMISSION and r.get("pr") == number for r in rows):
-        return Result(**base, status=SKIPPED, code="already-scored",
-                      reason=f"pull request #{number} is already in the ledger")
     if find_answer(client.comments(number), bot_login) is not None:
         return Result(**base, status=SKIPPED, code="already-answered",
                       reason=f"pull request #{number} already has the bot's answer")
+    ledger = ReadOnlyLedger(ledger_path(root))
+    rows = ledger.rows()
+    recorded = next((r for r in rows if r["type"] == SUBMISSION and r.get("pr") == number
+                     and r["participant"].lower() == pull.author_login.lower()), None)
+    if recorded is not None:  # an earlier run committed the row but did not get to answer
+        return Result(**base, status=ACCEPTED, slug=recorded["slug"],
+                      scores=recorded["scores"], row=recorded, digest=recorded["digest"],
+                      already_recorded=True)
     slug = None
     try:
         _check_author(pull, rows)
