@@ -8,7 +8,9 @@ attempt log layout, feedback wording and sealing from this one place.
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,8 +207,20 @@ class Session:
         return record
 
     def discard_workspace(self, workspace: Path) -> None:
-        if not self.options.keep_workspaces and workspace.exists():
+        """Delete the workspace, or with --keep-workspaces scrub it: model code may have left
+        symlinks to host files there, which a later reader (an artifact upload, a reviewer's
+        editor) would follow."""
+        if not workspace.exists():
+            return
+        if not self.options.keep_workspaces:
             shutil.rmtree(workspace, ignore_errors=True)
+            return
+        for folder, dirs, files in os.walk(workspace, followlinks=False):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                info = os.lstat(path)
+                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                    os.unlink(path)
 
     def _totals(self) -> dict[str, Any]:
         tokens_in = sum(a["tokens_in"] for a in self.attempts)
