@@ -22,6 +22,7 @@ GROUPS: dict[str, argparse._SubParsersAction] = {}
 # "evaluator.commands.core" creates the shared GROUPS first.
 PLUGINS: tuple[str, ...] = (
     "evaluator.commands.core",
+    "evaluator.commands.competition",
     "evaluator.commands.ci",
     "evaluator.commands.llm",
 )
