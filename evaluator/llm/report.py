@@ -54,7 +54,7 @@ def low_scoring(runs: list[tuple[Path, dict[str, Any]]]) -> dict[Path, taxonomy.
         value = _primary(s)
         if value is None or s["slug"] not in best or not s.get("higher_is_better"):
             continue
-        if best[s["slug"]] - value >= taxonomy.SEVERE_GAP:
+        if round(best[s["slug"]] - value, 9) >= taxonomy.SEVERE_GAP:
             out[run] = taxonomy.classify_low_score(_final_code(run, s), s.get("data_files", []))
     return out
 

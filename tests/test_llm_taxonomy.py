@@ -1,0 +1,102 @@
+"""GNN-CB failure modes assigned by rules, with evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.llm import taxonomy
+from evaluator.llm.report import low_scoring
+
+
+def _tb(*frames: tuple[str, str], exc: str) -> str:
+    lines = ["Traceback (most recent call last):"]
+    for file, source in frames:
+        lines += [f'  File "{file}", line 10, in <module>', f"    {source}"]
+    return "\n".join(lines + [exc]) + "\n"
+
+
+TORCH = "<python>/lib/python3.11/site-packages/torch/nn/functional.py"
+
+
+@pytest.mark.parametrize(("stderr", "mode"), [
+    (_tb(("./solution.py", "from dgl.nn import GraphConv"),
+         exc="ModuleNotFoundError: No module named 'dgl'"), "dependency"),
+    (_tb(("./solution.py", "out = model(data.x, edge_index)"), (TORCH, "return op(x)"),
+         exc="IndexError: index 2708 is out of bounds for dimension 0 with size 2708"),
+     "graph_construction"),
+    (_tb(("./solution.py", "h = self.lin(x)"), (TORCH, "return F.linear(x, w)"),
+         exc="RuntimeError: mat1 and mat2 shapes cannot be multiplied (2708x1433 and 1432x16)"),
+     "feature_processing"),
+    (_tb(("./solution.py", 'y = labels["node_id"]'), exc="KeyError: 'node_id'"),
+     "indexing_data_reading"),
+    (_tb(("./solution.py", 'pd.read_csv("data/train.csv")'),
+         exc="FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'"),
+     "indexing_data_reading"),
+    (_tb(("./solution.py", "urlretrieve(URL, 'cora.zip')"),
+         exc="urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name "
+             "resolution>"), "network"),
+    ('  File "./solution.py", line 3\n    def f(:\n          ^\n'
+     "SyntaxError: invalid syntax\n", "other_code_error"),
+    (_tb(("./solution.py", "blocks.append(bytearray(n))"), exc="MemoryError"), "memory"),
+])
+def test_tracebacks_are_classified(stderr, mode):
+    found = taxonomy.classify_traceback(stderr)
+    assert found.mode == mode
+    assert found.evidence  # always says why
+
+
+def test_evidence_names_the_exception_and_the_failing_line():
+    stderr = _tb(("./solution.py", "out = model(data.x, edge_index)"), (TORCH, "return op(x)"),
+                 exc="IndexError: index 5 is out of bounds")
+    evidence = taxonomy.classify_traceback(stderr).evidence
+    assert evidence == ("IndexError: index 5 is out of bounds | at: out = model(data.x, "
+                        "edge_index)")
+
+
+@pytest.mark.parametrize(("kwargs", "mode"), [
+    ({"parse_status": "missing_code", "exit_reason": None}, "response_format"),
+    ({"parse_status": "truncated", "exit_reason": None}, "response_format"),
+    ({"exit_reason": "timeout"}, "timeout"),
+    ({"exit_reason": "cpu"}, "timeout"),
+    ({"exit_reason": "memory"}, "memory"),
+    ({"exit_reason": "ok", "check_message": "predictions.csv was not written"},
+     "malformed_submission"),
+    ({"exit_reason": "killed"}, "other_code_error"),
+])
+def test_attempt_outcomes_are_classified(kwargs, mode):
+    args = {"parse_status": "ok", "stderr": "", "check_message": "", "valid": False, **kwargs}
+    assert taxonomy.classify_attempt(**args).mode == mode
+
+
+def test_valid_attempt_has_no_failure():
+    assert taxonomy.classify_attempt(parse_status="ok", exit_reason="ok", stderr="",
+                                     check_message="", valid=True) is None
+
+
+FILES = ["data/edges.csv", "data/nodes.csv", "data/train_labels.csv", "data/test_ids.csv"]
+
+
+@pytest.mark.parametrize(("code", "mode"), [
+    ('pd.read_csv("data/nodes.csv")', "graph_construction"),
+    ('pd.read_csv("data/edges.csv"); labels = pd.read_csv("data/train_labels.csv")',
+     "feature_processing"),
+    ('read("data/edges.csv"); read("data/nodes.csv")', "model_selection"),
+])
+def test_low_scores_are_attributed_to_the_ignored_input(code, mode):
+    assert taxonomy.classify_low_score(code, FILES).mode == mode
+
+
+def test_severe_gap_is_thirty_points_below_the_best_llm(tmp_path):
+    def run(name: str, score: float, higher: bool = True):
+        folder = tmp_path / name
+        (folder / "attempt-1").mkdir(parents=True)
+        (folder / "attempt-1" / "solution.py").write_text('open("data/nodes.csv")')
+        return folder, {"slug": "c", "primary_score": "f1", "scores": {"f1": score},
+                        "higher_is_better": higher, "attempts": 1, "data_files": FILES}
+
+    runs = [run("best", 0.90), run("close", 0.61), run("severe", 0.60)]
+    flagged = low_scoring(runs)
+    assert [p.name for p in flagged] == ["severe"]
+    assert flagged[runs[2][0]].mode == "graph_construction"
+    # MAE-like scores (lower is better) have no "points" to compare
+    assert low_scoring([run("a", 0.1, False), run("b", 0.9, False)]) == {}
