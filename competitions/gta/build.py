@@ -32,8 +32,8 @@ PARTS = ("A", "graph_indicator", "graph_labels", "node_labels", "edge_labels")
 ATOM_COLUMNS = ("atom_C", "atom_N", "atom_O", "atom_F", "atom_I", "atom_Cl", "atom_Br")
 TU_BOND_TO_CODE = np.array([4, 1, 2, 3])  # TU: 0 aromatic, 1 single, 2 double, 3 triple
 TEST_FRACTION = 0.25
-DELTA_MAX = 0.5
-SIGMA_RANGE = (0.3, 0.5)
+DELTA_MAX = 0.3
+SIGMA_RANGE = (0.2, 0.3)
 
 
 def raw_folder(raw: Path) -> Path:

@@ -1,0 +1,54 @@
+"""Non-graph baseline for solubility: ridge regression on pooled atom features.
+
+Each molecule becomes one row: the sums of its node features (counts of each atom type, of
+aromatic and ring atoms, of hydrogens, total degree...) and its atom count. Bonds and topology
+are ignored, so the gap to baseline/gnn.py is what the graph adds.
+Run from the competition folder:  python baseline/nongraph.py --data data --out predictions.csv
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import RidgeCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+
+ID = "graph_id"
+TARGETS = ["log_solubility"]
+
+
+def pooled_features(data: Path) -> pd.DataFrame:
+    """Per graph: sum of every node feature + number of atoms (a bag of atoms)."""
+    nodes = pd.read_csv(data / "nodes.csv")
+    features = nodes.drop(columns=["node"]).groupby(ID).sum()
+    features["num_atoms"] = nodes.groupby(ID).size()
+    return features
+
+
+def main() -> None:
+    args = baseline_args(__doc__.splitlines()[0])
+    seed_everything()
+    x = pooled_features(args.data)
+    train = pd.read_csv(args.data / "train_labels.csv")
+    test_ids = pd.read_csv(args.data / "test_ids.csv")[ID].to_numpy()
+    if args.smoke:
+        train = train.iloc[np.random.default_rng(SEED).permutation(len(train))[:150]]
+    with Stopwatch() as clock:
+        model = make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-3, 3, 13)))
+        model.fit(x.loc[train[ID]].to_numpy(), train[TARGETS].to_numpy())
+    pred = model.predict(x.loc[test_ids].to_numpy()).reshape(len(test_ids), len(TARGETS))
+    out = pd.DataFrame(pred, columns=TARGETS)
+    out.insert(0, ID, test_ids)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    out.to_csv(args.out, index=False, float_format="%.6g")
+    report("ridge regression (alpha by leave-one-out CV) on summed atom features, no graph",
+           clock.minutes, gnn=False, smoke=args.smoke)
+
+
+if __name__ == "__main__":
+    main()
