@@ -105,7 +105,7 @@ class GitHubClient:
     """One repository, through PyGithub, with retries. `sleep` is injectable for tests."""
 
     def __init__(self, repo: str, token: str | None, *, base_url: str = DEFAULT_API_URL,
-                 timeout: float = 30, attempts: int = 5, backoff: float = 2.0,
+                 timeout: int = 30, attempts: int = 5, backoff: float = 2.0,
                  max_backoff: float = 60.0, max_rate_wait: float = 900.0,
                  sleep: Callable[[float], None] = time.sleep,
                  write_spacing: float | None = 1.0) -> None:
@@ -116,7 +116,7 @@ class GitHubClient:
         self.max_rate_wait = max_rate_wait
         self.sleep = sleep
         self._gh = Github(auth=Auth.Token(token) if token else None, base_url=base_url,
-                          timeout=timeout,  # type: ignore[arg-type]  # requests takes floats
+                          timeout=int(timeout),
                           retry=None, lazy=True, per_page=100,
                           seconds_between_requests=None, seconds_between_writes=write_spacing)
         self._repo = self._gh.get_repo(repo)

@@ -1,12 +1,18 @@
 """Fixtures for the pull-request pipeline tests: a temporary key pair, tiny self-made
 competitions in a real bare git repository ("origin"), the fake GitHub server, and drivers for the
-two phases. Nothing here needs ../shared or torch.
+two phases. Nothing here needs ../shared or torch. Test modules load the fixtures with
+`pytest_plugins = ["tests.conftest_github"]` and import the helpers; the module has no asserts
+of its own (PYTEST_DONT_REWRITE), so importing it before the plugin loads is harmless.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +20,6 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 
 from evaluator import envelope, keys
 from evaluator.build import seal_labels, write_csv
@@ -24,6 +29,7 @@ from evaluator.ci.score import score_pr
 from evaluator.github import GitHubClient
 from evaluator.metadata import Metadata, dump_metadata
 from evaluator.spec import load_spec
+from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 
 SLUGS = ("toy-nodes", "toy-graphs")
 N_TEST = 20
@@ -37,13 +43,20 @@ class KeyPair:
     kid: str
 
 
-@pytest.fixture(scope="session")
-def keypair(tmp_path_factory: pytest.TempPathFactory) -> KeyPair:
-    folder = tmp_path_factory.mktemp("keys")
-    kid = keys.generate(folder, bits=3072)
-    pem = (folder / "private.pem").read_text()
-    return KeyPair(keys.load_public_key((folder / "public.pem").read_bytes()),
+@functools.cache
+def _shared_keypair() -> KeyPair:
+    """One temporary key pair per test session (shared by every module importing this)."""
+    folder = Path(tempfile.mkdtemp(prefix="gnncb-test-keys-"))
+    atexit.register(shutil.rmtree, folder, True)
+    kid = keys.generate(folder / "pair", bits=3072)
+    pem = (folder / "pair" / "private.pem").read_text()
+    return KeyPair(keys.load_public_key((folder / "pair" / "public.pem").read_bytes()),
                    keys.load_private_keys(pem), pem, kid)
+
+
+@pytest.fixture
+def pipeline_keys() -> KeyPair:
+    return _shared_keypair()
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -154,8 +167,8 @@ class Arena:
 
 
 @pytest.fixture
-def arena(tmp_path: Path, keypair: KeyPair) -> Arena:
-    return Arena(tmp_path, keypair)
+def arena(tmp_path: Path, pipeline_keys: KeyPair) -> Arena:
+    return Arena(tmp_path, pipeline_keys)
 
 
 @pytest.fixture
