@@ -51,7 +51,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--competitions", type=Path,
                    help="folder holding the competitions (default: the recorded paths, "
                         "then competitions/)")
+    s.add_argument("--rows-out", type=Path,
+                   help="write the ledger rows this step produced (JSONL), for `llm publish`")
     s.set_defaults(func=cmd_score)
+
+    pub = ls.add_parser("publish", help="commit scored rows + envelopes + leaderboards "
+                                        "(workflow publish step; no private key)")
+    pub.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
+    pub.add_argument("--rows", type=Path, required=True, help="file from `llm score --rows-out`")
+    pub.add_argument("--root", type=Path, help="repository checkout (default: this one)")
+    pub.add_argument("--remote", default="origin")
+    pub.add_argument("--branch", default="main")
+    pub.set_defaults(func=cmd_publish)
 
     rep = ls.add_parser("report", help="outcomes and failure modes per model")
     rep.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
@@ -121,7 +132,10 @@ def _options(args: argparse.Namespace, participant: str | None = None):
     from evaluator.llm.costs import load_prices
     from evaluator.llm.execute import LimitOverrides
     from evaluator.llm.session import RunOptions
+    from evaluator.llm.submit import check_llm_participant
 
+    if participant is not None:
+        check_llm_participant(participant)
     key_path = args.public_key or default_public_key()
     try:
         public_pem = key_path.read_bytes()
@@ -245,13 +259,47 @@ def cmd_score(args: argparse.Namespace) -> int:
     private = keys.private_keys_from(args.private_key)
     ledger = Ledger(args.ledger or default_ledger())
     counts: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
     for run in runs:
         before = read_summary(run) or {}
-        summary = score_run(run, private, ledger, competitions_root=args.competitions)
+        summary = score_run(run, private, ledger, competitions_root=args.competitions,
+                            rows_out=rows)
         if before.get("status") == SEALED:
             _print_outcome(summary)
         counts[summary["status"]] = counts.get(summary["status"], 0) + 1
+    if args.rows_out:
+        args.rows_out.parent.mkdir(parents=True, exist_ok=True)
+        args.rows_out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows),
+                                 encoding="utf-8")
+        print(f"wrote {len(rows)} row(s) to {args.rows_out}")
     print(f"{len(runs)} run(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    import os
+    from urllib.parse import urlparse
+
+    from evaluator.ci.gitops import Git, auth_env
+    from evaluator.llm.publish import publish_rows, read_rows
+    from evaluator.paths import repo_root
+
+    root = args.root or repo_root()
+    rows = read_rows(args.rows)
+    url = Git(root).out("remote", "get-url", args.remote)
+    git_env = None
+    if url.startswith("https://"):
+        token = os.environ.get("GITHUB_TOKEN", "")
+        if not token:
+            raise ConfigError("GITHUB_TOKEN is not set; the publish step pushes with it")
+        git_env = auth_env(token, urlparse(url).hostname or "github.com")
+    report = publish_rows(root, args.runs, rows, campaign=args.runs.name, remote=args.remote,
+                          branch=args.branch, git_env=git_env)
+    if report is None or report.commit is None:
+        print(f"nothing to publish ({len(rows)} row(s) already recorded)")
+    else:
+        print(f"published {len(rows)} row(s) in {report.commit[:12]} after "
+              f"{report.attempts} attempt(s)")
     return 0
 
 

@@ -38,7 +38,12 @@ from evaluator.llm.runlog import (
     write_text,
 )
 from evaluator.llm.slots import fill_slots
-from evaluator.llm.submit import make_metadata, participant_for, seal_run
+from evaluator.llm.submit import (
+    check_llm_participant,
+    make_metadata,
+    participant_for,
+    seal_run,
+)
 from evaluator.sandbox import (
     Isolation,
     Limits,
@@ -306,7 +311,7 @@ def begin(competition: Path, model: str, *, entrant: str, provider: str, options
     variant = get_variant(options.variant)
     isolation = check_isolation(options.require_sandbox, echo)
     limits = limits_for(spec, options.limits)
-    participant = options.participant or participant_for(model, entrant)
+    participant = check_llm_participant(options.participant or participant_for(model, entrant))
     run = start_run(run_dir(options.runs_root, options.campaign, model, spec.slug))
     libraries = list(options.libraries) if options.libraries is not None else None
     slots = fill_slots(competition, spec, limits, libraries)

@@ -23,13 +23,14 @@ from evaluator import envelope
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
-from evaluator.metadata import LLMRun, Metadata, check_login, dump_metadata
+from evaluator.metadata import LLMRun, Metadata, check_login, dump_metadata, parse_metadata
 from evaluator.paths import competitions_dir
 from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
 from evaluator.spec import CompetitionSpec
 
 SUBMISSION_DIR = "submission"
 MAX_LOGIN = 39
+LLM_PREFIXES = ("llm-", "agent-")
 
 
 def participant_for(model: str, entrant: str) -> str:
@@ -86,9 +87,10 @@ def _competition_for(summary: Mapping[str, Any], override: Path | None) -> Path:
 
 
 def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: Ledger | None,
-              *, competitions_root: Path | None = None) -> dict[str, Any]:
-    """Evaluate a sealed run through the pipeline and record the outcome in its summary.
-    Runs in any other state are returned unchanged."""
+              *, competitions_root: Path | None = None,
+              rows_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Evaluate a sealed run through the pipeline and record the outcome in its summary
+    (and the ledger row in `rows_out`). Runs in any other state are returned unchanged."""
     summary = read_summary(run)
     if summary is None:
         raise ConfigError(f"{run}: no summary.json; not an LLM run folder")
@@ -97,6 +99,7 @@ def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: 
     competition = _competition_for(
         summary, competitions_root / summary["slug"] if competitions_root else None)
     try:
+        _check_llm_identity(Path(run) / SUBMISSION_DIR, summary["participant"])
         outcome = evaluate_dir(competition, Path(run) / SUBMISSION_DIR,
                                participant=summary["participant"], keys=private_keys,
                                ledger=ledger)
@@ -107,5 +110,32 @@ def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: 
         summary.update(status="scored", scores=outcome.scores, duplicate=outcome.duplicate,
                        digest=outcome.row["digest"] if outcome.row else None,
                        ledger=str(ledger.path) if ledger else None, scored_at=now_iso())
+        if rows_out is not None and outcome.row is not None:
+            rows_out.append(outcome.row)
     write_summary(run, summary)
     return summary
+
+
+def check_llm_participant(name: str) -> str:
+    """LLM-track participants are named llm-* / agent-*, so a campaign can never submit in a
+    human's name (anyone can seal for any participant with the public key)."""
+    if not name.lower().startswith(LLM_PREFIXES):
+        raise ConfigError(f"participant {name!r}: LLM-track participants must start with "
+                          f"{' or '.join(LLM_PREFIXES)}")
+    try:
+        return check_login(name)
+    except ValueError as err:
+        raise ConfigError(f"participant: {err}") from None
+
+
+def _check_llm_identity(folder: Path, participant: str) -> None:
+    """Refuse, before decrypting anything, a run folder that claims a non-LLM identity (e.g.
+    one forged by a compromised matrix job)."""
+    try:
+        check_llm_participant(participant)
+    except ConfigError as err:
+        raise Rejection(str(err), code="not-llm") from None
+    meta = parse_metadata((folder / METADATA_NAME).read_bytes())
+    if meta.entrant not in ("llm-api", "llm-agent"):
+        raise Rejection(f"{folder / METADATA_NAME}: entrant {meta.entrant!r} is not an LLM "
+                        "entrant", code="not-llm")
