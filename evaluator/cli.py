@@ -25,6 +25,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.competition",
     "evaluator.commands.ci",
     "evaluator.commands.llm",
+    "evaluator.commands.code",
 )
 
 

@@ -1,0 +1,376 @@
+"""`gnncb code ...`: the graph-coding track (GraphEval36K rebuilt sound).
+
+Verbs: `generate` (seeded case set), `judge` (sandboxed batch judge), `report` (pass rates with
+baselines, Markdown/CSV/JSON), `import-grapheval` (the published cases, flagged),
+`submit-score` (a participant's solutions on digest-seeded cases -> one ledger row).
+Exit codes: 0 ok, 1 the submission is at fault (`submit-score` only), 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evaluator.errors import ConfigError, GnncbError, Rejection
+
+ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("code", help="graph-coding track: generate cases, judge, report")
+    cs = p.add_subparsers(dest="code_command", metavar="ACTION", required=True)
+
+    g = cs.add_parser("generate", help="generate a seeded case set (cached)")
+    _set_options(g)
+    g.add_argument("--out", type=Path, help="case-set folder (default: the cache path)")
+    g.add_argument("--force", action="store_true", help="replace an existing set")
+    g.set_defaults(func=cmd_generate)
+
+    j = cs.add_parser("judge", help="judge solutions (or the references) in the sandbox")
+    who = j.add_mutually_exclusive_group(required=True)
+    who.add_argument("--solutions", type=Path,
+                     help="folder of <problem>.py files, each defining class Solution")
+    who.add_argument("--reference", action="store_true",
+                     help="judge the reference solutions (a self-test of the harness)")
+    j.add_argument("--cases", type=Path,
+                   help="case-set folder (default: the practice set, generated if absent)")
+    _set_options(j)
+    _judge_options(j)
+    j.add_argument("--out", type=Path, help="run folder (default: runs/codetrack/judge/...)")
+    j.add_argument("--label", default="", help="name shown in the report")
+    j.set_defaults(func=cmd_judge)
+
+    r = cs.add_parser("report", help="pass-rate report of a judge run (md + csv + json)")
+    r.add_argument("run", type=Path, help="run folder written by `gnncb code judge`")
+    r.add_argument("--cases", type=Path, help="the run's case set, if it moved")
+    r.add_argument("--out", type=Path, help="default: <run>/report")
+    r.set_defaults(func=cmd_report)
+
+    i = cs.add_parser("import-grapheval",
+                      help="import the published GraphEval36K cases (labels flagged)")
+    i.add_argument("path", type=Path, help="GraphEval36K data folder, e.g. "
+                                           "../shared/datasets/grapheval36k/data")
+    i.add_argument("--out", type=Path, help="default: runs/codetrack/cases/grapheval36k")
+    i.add_argument("--problems", type=_csv, help="comma-separated problem ids")
+    i.add_argument("--jobs", type=int, default=1)
+    i.add_argument("--force", action="store_true")
+    i.set_defaults(func=cmd_import)
+
+    s = cs.add_parser("submit-score",
+                      help="judge a submission on cases seeded by its digest; write a ledger row")
+    s.add_argument("--solutions", type=Path, required=True,
+                   help="the submission's solutions/ folder (<problem>.py files)")
+    s.add_argument("--participant", required=True, help="GitHub login")
+    s.add_argument("--entrant", choices=ENTRANTS, default="human")
+    s.add_argument("--method", default="", help="short description")
+    s.add_argument("--model", default="", help="LLM model id (LLM entrants)")
+    s.add_argument("--pr", type=int, help="pull request number")
+    s.add_argument("--per-cell", type=int, default=10,
+                   help="cases per published cell (default 10: a tenth of the paper's size)")
+    s.add_argument("--practice", action="store_true",
+                   help="use the public practice seed instead of the digest seed")
+    s.add_argument("--ledger", type=Path,
+                   help="append the row here (default: print it only)")
+    s.add_argument("--out", type=Path, help="keep the run folder here")
+    _judge_options(s)
+    s.add_argument("--json", action="store_true", help="print the row as JSON")
+    s.set_defaults(func=cmd_submit_score)
+
+
+def _csv(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _set_options(p: argparse.ArgumentParser) -> None:
+    from evaluator.codetrack.cases import PRACTICE_SEED
+
+    p.add_argument("--plan", choices=("paper", "full"), default="paper",
+                   help="paper: GraphEval36K's cells, 100 each (default); full: every cell")
+    p.add_argument("--per-cell", type=int, help="cases per cell (default 100 paper, 20 full)")
+    p.add_argument("--seed", type=int, default=PRACTICE_SEED,
+                   help=f"base seed (default: the public practice seed {PRACTICE_SEED})")
+    p.add_argument("--problems", type=_csv, help="comma-separated problem ids (default: all)")
+    p.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
+
+
+def _judge_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory pass")
+    p.add_argument("--timeout-factor", type=float, default=10.0,
+                   help="case time limit = max(floor, factor x reference time)")
+    p.add_argument("--timeout-floor", type=float, default=1.0, help="seconds (default 1)")
+    p.add_argument("--memory-mb", type=int, default=1024, help="per worker process")
+    p.add_argument("--require-sandbox", action="store_true",
+                   help="refuse to run without full isolation (namespaces + own uid)")
+    if "--jobs" not in p._option_string_actions:
+        p.add_argument("--jobs", type=int, default=2, help="problems judged in parallel")
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from evaluator.codetrack.judge import JudgeConfig
+
+    if args.timeout_factor <= 0 or args.timeout_floor <= 0:
+        raise ConfigError("--timeout-factor and --timeout-floor must be positive")
+    return JudgeConfig(
+        timeout_factor=args.timeout_factor,
+        timeout_floor=args.timeout_floor,
+        memory_bytes=args.memory_mb * 1024 * 1024,
+        measure_memory=not args.no_memory,
+        require_sandbox=args.require_sandbox,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.cases import default_set_path, generate_case_set
+
+    out = args.out or default_set_path(args.plan, args.seed, args.per_cell)
+    case_set = generate_case_set(out, base_seed=args.seed, plan=args.plan,
+                                 per_cell=args.per_cell, problems=args.problems,
+                                 jobs=args.jobs, force=args.force)
+    m = case_set.manifest
+    print(f"case set {case_set.path}: {m['total']} cases over {len(m['problems'])} problems "
+          f"(plan {m['plan']}, seed {m['base_seed']})")
+    return 0
+
+
+def _solutions(folder: Path, wanted: list[str] | None, registry: dict[str, Any],
+               error: type[GnncbError] = ConfigError) -> dict[str, Path]:
+    """`<problem>.py` files of a folder (or of its `solutions/`), checked against the registry.
+
+    `error` is Rejection when the folder is a participant's submission (their fault, exit 1).
+    """
+    if not folder.is_dir():
+        raise error(f"{folder} is not a folder of <problem>.py solutions")
+    if (folder / "solutions").is_dir() and not any(folder.glob("*.py")):
+        folder = folder / "solutions"
+    found = {p.stem: p for p in sorted(folder.glob("*.py"))}
+    unknown = sorted(set(found) - set(registry))
+    if unknown:
+        raise error(
+            f"{folder}: {', '.join(f + '.py' for f in unknown)} match no problem; name files "
+            f"after problem ids ({', '.join(list(registry)[:4])}, ...)"
+        )
+    if wanted:
+        absent = [w for w in wanted if w not in found]
+        if absent:
+            raise error(f"{folder} has no solution for {', '.join(absent)}")
+        found = {w: found[w] for w in wanted}
+    if not found:
+        raise error(f"{folder} holds no <problem>.py files")
+    return found
+
+
+def _candidates(args: argparse.Namespace, problem_ids: list[str], registry: dict[str, Any],
+                scratch: Path) -> dict[str, Any]:
+    from evaluator.codetrack.judge import Candidate, reference_solution
+
+    if getattr(args, "reference", False):
+        out = {}
+        for pid in problem_ids:
+            path, extra = reference_solution(registry[pid], scratch)
+            out[pid] = Candidate(path, extra)
+        return out
+    return {pid: Candidate(path) for pid, path in
+            _solutions(args.solutions, problem_ids, registry).items()}
+
+
+def _progress(judgement: Any) -> None:
+    n = len(judgement.verdicts)
+    note = f"  load error: {judgement.load_error.strip().splitlines()[-1]}" \
+        if judgement.load_error else ""
+    print(f"  {judgement.problem:8s} {judgement.passed:5d}/{n:<5d} passed  "
+          f"{judgement.wall_seconds:7.2f} s  {judgement.processes} process(es){note}",
+          flush=True)
+
+
+def _run_dir(args: argparse.Namespace, label: str) -> Path:
+    from evaluator.codetrack.cases import default_cache_dir
+
+    if args.out:
+        return Path(args.out)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return default_cache_dir() / "judge" / f"{stamp}-{label or 'run'}"
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.cases import CaseSet, ensure_case_set
+    from evaluator.codetrack.judge import judge_case_set
+    from evaluator.codetrack.problem import all_problems
+
+    registry = all_problems()
+    wanted = args.problems
+    if args.solutions and not wanted:
+        wanted = list(_solutions(args.solutions, None, registry))
+    if args.cases:
+        case_set = CaseSet(args.cases)
+    else:
+        case_set = ensure_case_set(plan=args.plan, base_seed=args.seed, per_cell=args.per_cell,
+                                   problems=wanted, jobs=args.jobs)
+    if case_set.stale():
+        print(f"warning: {case_set.path} was made by other problem code; expected answers may "
+              "be stale (regenerate with `gnncb code generate --force`)", file=sys.stderr)
+    available = case_set.problem_ids()
+    problem_ids = [pid for pid in registry if pid in available and (not wanted or pid in wanted)]
+    skipped = [w for w in (wanted or []) if w not in available]
+    if skipped:
+        print(f"note: the case set has no cases for {', '.join(skipped)}", file=sys.stderr)
+    if not problem_ids:
+        raise ConfigError("nothing to judge: no problem has both a solution and cases")
+    label = args.label or ("reference" if args.reference else args.solutions.name)
+    out = _run_dir(args, label)
+    with tempfile.TemporaryDirectory(prefix="gnncb-ref-") as scratch:
+        candidates = _candidates(args, problem_ids, registry, Path(scratch))
+        print(f"judging {len(candidates)} problem(s) on {case_set.path}")
+        summary = judge_case_set(candidates, case_set, registry, out_dir=out,
+                                 config=_config(args), jobs=args.jobs, label=label,
+                                 progress=_progress)
+    rate = summary["pass_rate"]
+    print(f"{summary['passed']}/{summary['cases']} cases passed"
+          f"{f' ({100 * rate:.1f} %)' if rate is not None else ''} in {summary['seconds']:.1f} s;"
+          f" isolation {', '.join(summary['isolation'])}")
+    print(f"run folder: {out}  (next: gnncb code report {out})")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.cases import CaseSet
+    from evaluator.codetrack.report import build_report, write_report
+
+    report = build_report(args.run, CaseSet(args.cases) if args.cases else None)
+    paths = write_report(report, args.out or Path(args.run) / "report")
+    overall = report["corrected"]["overall"]
+    if overall["rate"] is not None:
+        print(f"pass rate {100 * overall['rate']:.1f} % (trivial baseline "
+              f"{100 * overall['baseline']:.1f} %) over {overall['n']} cases")
+    if report["published"]:
+        pub = report["published"]["overall"]
+        print(f"as published {100 * pub['rate']:.1f} % (baseline {100 * pub['baseline']:.1f} %)")
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.cases import default_cache_dir
+    from evaluator.codetrack.importer import agreement_table, import_grapheval
+
+    out = args.out or default_cache_dir() / "cases" / "grapheval36k"
+    case_set = import_grapheval(args.path, out, problems=args.problems, jobs=args.jobs,
+                                force=args.force)
+    print(f"imported {case_set.manifest['total']} cases into {case_set.path}")
+    print(f"{'problem':8s} {'cases':>6s} {'agree':>7s} {'in-contract':>12s}  flagged by class")
+    for row in agreement_table(case_set):
+        ic = (f"{row['in_contract_agree']}/{row['in_contract']}"
+              if row["in_contract"] is not None else "-")
+        flags = ", ".join(f"{k} {v}" for k, v in row["flags"].items()) or "-"
+        print(f"{row['problem']:8s} {row['cases']:6d} {100 * row['agreement']:6.1f}% "
+              f"{ic:>12s}  {flags}")
+    return 0
+
+
+SLUG = "graph-coding"
+VERSION = 1
+
+
+def submission_digest(files: dict[str, Path]) -> str:
+    """sha256 over the submitted files (name and bytes, sorted): the submission's identity and
+    the source of its leaderboard seed, so no solution can carry its cases' answers."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def score_submission(args: argparse.Namespace) -> dict[str, Any]:
+    """Judge a submission's solutions on its own seeded cases and build its ledger row.
+
+    The pass rate is over the cases of *all* problems (a problem without a solution counts as
+    failed), so submitting five easy problems cannot outrank a complete submission.
+    """
+    from evaluator.codetrack.cases import (
+        PRACTICE_SEED,
+        default_cache_dir,
+        ensure_case_set,
+        make_plan,
+        seed_from_digest,
+    )
+    from evaluator.codetrack.judge import Candidate, judge_case_set
+    from evaluator.codetrack.problem import all_problems
+    from evaluator.ledger import SUBMISSION, now_iso
+
+    registry = all_problems()
+    files = _solutions(args.solutions, None, registry, error=Rejection)
+    digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
+    seed = PRACTICE_SEED if args.practice else seed_from_digest(digest)
+    per_cell = args.per_cell
+    plan = make_plan("paper", registry.values(), per_cell)
+    planned = {pid: sum(cells.values()) for pid, cells in plan.items()}
+    set_dir = default_cache_dir() / "cases" / f"leaderboard-{digest[:16]}-n{per_cell}"
+    if args.practice:
+        set_dir = default_cache_dir() / "cases" / f"practice-n{per_cell}"
+    case_set = ensure_case_set(set_dir, plan="paper", base_seed=seed, per_cell=per_cell,
+                               problems=list(files), jobs=args.jobs)
+    out = args.out or default_cache_dir() / "judge" / f"submission-{digest[:16]}"
+    summary = judge_case_set({pid: Candidate(path) for pid, path in files.items()}, case_set,
+                             registry, out_dir=out, config=_config(args), jobs=args.jobs,
+                             label=f"{args.participant} ({args.entrant})")
+    per_problem = {pid: info["passed"] for pid, info in summary["problems"].items()}
+    judged = {pid: case_set.manifest["problems"][pid]["cases"] for pid in per_problem}
+    total = sum(judged.get(pid, planned[pid]) for pid in registry)
+    passed = sum(per_problem.values())
+    solved = sum(1 for pid, n in per_problem.items() if n == judged[pid] and n > 0)
+    stamp = now_iso()
+    return {
+        "type": SUBMISSION,
+        "digest": digest,
+        "slug": SLUG,
+        "version": VERSION,
+        "participant": args.participant,
+        "entrant": args.entrant,
+        "method": args.method,
+        "model": args.model,
+        "team": "",
+        "scores": {
+            "pass_rate": passed / total if total else 0.0,
+            "cases": total,
+            "passed": passed,
+            "problems": len(registry),
+            "problems_solved": solved,
+        },
+        "per_problem": {pid: {"passed": per_problem[pid], "cases": judged[pid]}
+                        for pid in per_problem},
+        "declared": {"plan": "paper", "per_cell": per_cell,
+                     "seed_source": "practice" if args.practice else "digest",
+                     "isolation": summary["isolation"]},
+        "seed": seed,
+        "pr": args.pr,
+        "submitted_at": stamp,
+        "scored_at": stamp,
+    }
+
+
+def cmd_submit_score(args: argparse.Namespace) -> int:
+    from evaluator.ledger import Ledger
+
+    row = score_submission(args)
+    written = Ledger(args.ledger).append(row) if args.ledger else False
+    if args.json:
+        print(json.dumps(row, sort_keys=True))
+    else:
+        s = row["scores"]
+        print(f"{row['participant']} ({row['entrant']}): pass rate {100 * s['pass_rate']:.2f} % "
+              f"on {s['cases']} cases, {s['problems_solved']}/{s['problems']} problems fully "
+              f"solved (seed {row['seed']})")
+        if args.ledger:
+            print(f"recorded in {args.ledger}" if written else
+                  f"already in {args.ledger} (same digest); nothing new recorded")
+    return 0
