@@ -348,6 +348,12 @@ def generate_case(
             reasons.append(f"seed {seed}: reference raised {type(exc).__name__}: {exc}")
             continue
         elapsed = time.perf_counter() - started
+        expected = json.loads(json.dumps(expected))  # tuples -> lists, as judged
+        verdict = problem.checker(args, expected, expected)
+        if not verdict.ok:  # the reference's own answer must pass its checker
+            reasons.append(f"seed {seed}: the checker rejects the reference's answer "
+                           f"({verdict.reason})")
+            continue
         stats = {k: v for k, v in graph_stats(G).items() if k != "directed"}
         cell = f"{category}/{subcategory}"
         return (
@@ -359,7 +365,7 @@ def generate_case(
                 subcategory=subcategory,
                 index=index,
                 args=args,
-                expected=json.loads(json.dumps(expected)),  # tuples -> lists, as judged
+                expected=expected,
                 cell=cell,
                 seed=seed,
                 attempt=attempt,
