@@ -203,8 +203,8 @@ def run_score(arena: Arena, fake: FakeGitHub, pr: int, *, sleeps: Sleeps | None 
 
 
 def run_publish(arena: Arena, fake: FakeGitHub, result: Result, *, root: Path | None = None,
-                sleeps: Sleeps | None = None) -> Published:
-    return publish_result(client(fake, WRITE_TOKEN, sleeps), result,
+                sleeps: Sleeps | None = None, timeout: int = 5) -> Published:
+    return publish_result(client(fake, WRITE_TOKEN, sleeps, timeout), result,
                           root=root or arena.clone(), bot_login=BOT_LOGIN,
                           run_url="https://github.com/gnncb/arena/actions/runs/1",
                           sleep=sleeps if sleeps is not None else Sleeps())

@@ -22,8 +22,10 @@ from evaluator.errors import ConfigError
 BOT_NAME = "gnncb-bot"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 # What git prints when the remote moved under us (or a concurrent push holds the ref lock).
+# A bare "[remote rejected]" is NOT one of them: that is a hook or branch protection saying no,
+# and retrying would not help.
 CONFLICT_MARKERS = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref",
-                    "failed to update ref", "stale info", "[remote rejected]")
+                    "failed to update ref", "incorrect old value", "stale info")
 
 
 @dataclass(frozen=True)
