@@ -8,15 +8,18 @@ Run from the competition folder:  python baseline/nongraph.py --data data --out 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
 
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
 
 ID = "graph_id"
 TARGET = "label"

@@ -9,17 +9,20 @@ useless predictions, but a valid file, for tests.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-import torch
-from torch import nn
-from torch_geometric.data import Data
-from torch_geometric.loader import DataLoader
-from torch_geometric.nn import GINEConv, global_add_pool, global_mean_pool
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
 
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch_geometric.data import Data  # noqa: E402
+from torch_geometric.loader import DataLoader  # noqa: E402
+from torch_geometric.nn import GINEConv, global_add_pool, global_mean_pool  # noqa: E402
+
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
 
 ID = "graph_id"
 TARGETS = ["log_solubility", "mol_weight", "polar_surface_area"]
