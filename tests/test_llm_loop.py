@@ -58,7 +58,7 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
     assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch,
                 "--prices", str(prices)) == 0
     out, err = capsys.readouterr()
-    assert f"sandbox isolation: {ISOLATION.level}" in err
+    assert f"isolation: {ISOLATION.level}" in err
     assert "scored acme/coder-1.5 x demo-cancer-knn" in out
 
     # The same predictions, submitted the human way, score identically.
@@ -186,3 +186,28 @@ def test_missing_private_key_fails_before_any_model_call(keypair, demo_competiti
     assert main(args) == 2
     assert "cannot read private key" in capsys.readouterr().err
     assert llm.requests == []
+
+
+def test_unisolated_machine_refuses_unless_allowed_and_says_so(keypair, demo_competition,
+                                                               tmp_path, httpserver,
+                                                               monkeypatch, capsys):
+    from evaluator.llm import session
+    from evaluator.sandbox import Isolation
+
+    none = Isolation(False, False, False, False, "none", detail="not running as root")
+    monkeypatch.setattr(session, "detect_isolation", lambda: none)
+    llm = ScriptedLLM(httpserver, [MAJORITY])
+    args = [a for a in cli_args(keypair, demo_competition, tmp_path, llm.base_url, "--model",
+                                MODEL) if a != "--allow-unsandboxed"]
+    monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
+    assert main(args) == 2
+    assert "refusing to run model-written code" in capsys.readouterr().err
+    assert llm.requests == []  # refused before spending a token
+
+    assert main([*args, "--allow-unsandboxed"]) == 0
+    assert "NOT sandboxed" in capsys.readouterr().err
+    summary = read_json(_run_folder(tmp_path) / "summary.json")
+    assert summary["isolation"] == {"level": "none", "mechanism": "none", "sandboxed": False,
+                                    "detail": "not running as root"}
+    [row] = _ledger(tmp_path)
+    assert row["declared"]["hardware"].startswith("CPU-only, NOT sandboxed (isolation none)")

@@ -127,7 +127,7 @@ def test_slots_show_public_files_only_and_the_rules(demo_competition, second_com
     spec = load_spec(second_competition)
     slots = fill_slots(second_competition, spec, limits_for(spec), LIBS)
     assert slots.readme.startswith("# Toy molecules")
-    assert "atoms.npy" in slots.tree and "one-hot atom types" in slots.tree
+    assert "atoms.npy" in slots.tree and "one-hot atom types" in slots.dataset
     assert "NumPy array: shape (200, 4), dtype float32" in slots.dataset
     assert "distribution of `energy` (30 rows)" in slots.dataset
     assert "`graph_id`: every id listed in data/test_graphs.csv (10 ids)" in slots.submission

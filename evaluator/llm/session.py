@@ -265,7 +265,7 @@ class Session:
             provider=self.provider, repair_depth=depth, tokens_in=self.summary["tokens_in"],
             tokens_out=self.summary["tokens_out"], template_hash=self.prompt.template_hash,
             variant=self.variant.name, campaign=self.options.campaign,
-            isolation_level=self.isolation.level)
+            isolation_level=self.isolation.level, sandboxed=self.isolation.sandboxed)
         seal_run(self.run, self.spec, predictions, public, meta)
         self.summary.update(status=SEALED, repair_depth=depth, failure=None)
         write_summary(self.run, self.summary)
@@ -283,7 +283,8 @@ class Session:
 
 def check_isolation(require_sandbox: bool, echo: Echo) -> Isolation:
     isolation = detect_isolation()
-    echo(f"sandbox isolation: {isolation.level} (mechanism {isolation.mechanism})"
+    echo(f"isolation: {isolation.level} (mechanism {isolation.mechanism})"
+         + ("" if isolation.sandboxed else ", NOT sandboxed")
          + (f"; {isolation.detail}" if isolation.detail else ""))
     if not isolation.sandboxed:
         if require_sandbox:

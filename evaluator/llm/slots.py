@@ -59,7 +59,8 @@ def readme_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
 
 
 def tree_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
-    """The workspace as the solution will see it (public files only), with sizes."""
+    """The workspace as the solution will see it (public files only), with sizes. File
+    descriptions from competition.yaml appear once, in the dataset summary."""
     competition_dir = Path(competition_dir)
     lines = ["./"]
     for name in PUBLIC_TOP_LEVEL:
@@ -75,9 +76,7 @@ def tree_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
             if folder not in shown_dirs:
                 shown_dirs.add(folder)
                 lines.append(f"{'  ' * depth}{rel.parts[depth - 1]}/")
-        note = spec.files.get(rel.as_posix(), "")
-        lines.append(f"{'  ' * len(rel.parts)}{rel.name}  ({human_size(path.stat().st_size)})"
-                     + (f"  - {note}" if note else ""))
+        lines.append(f"{'  ' * len(rel.parts)}{rel.name}  ({human_size(path.stat().st_size)})")
     return "\n".join(lines)
 
 

@@ -47,14 +47,17 @@ def participant_for(model: str, entrant: str) -> str:
 
 def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
                   repair_depth: int, tokens_in: int, tokens_out: int, template_hash: str,
-                  variant: str, campaign: str, isolation_level: str) -> Metadata:
+                  variant: str, campaign: str, isolation_level: str,
+                  sandboxed: bool) -> Metadata:
     mode = "agent" if entrant == "llm-agent" else "plan-then-code"
+    where = (f"CPU-only sandbox (isolation {isolation_level})" if sandboxed
+             else f"CPU-only, NOT sandboxed (isolation {isolation_level})")
     return Metadata(
         participant=participant,
         entrant=entrant,  # type: ignore[arg-type]
         method=f"gnncb LLM track: {variant}, {mode}, execute-and-repair",
         model=model[:200],
-        hardware=f"CPU-only sandbox (isolation {isolation_level}), {os.cpu_count()} cores"[:200],
+        hardware=f"{where}, {os.cpu_count()} cores"[:200],
         notes=f"campaign {campaign}; template {template_hash}",
         llm=LLMRun(provider=provider[:200], repair_depth=repair_depth, tokens_in=tokens_in,
                    tokens_out=tokens_out, prompt_hash=template_hash, prompt_variant=variant,
