@@ -21,6 +21,7 @@ from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
 
 PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
+DEFAULT_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,9 +79,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                                                        "https://api.github.com"))
     p.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL",
                                                           "https://github.com"))
-    p.add_argument("--bot-login", default=os.environ.get("GNNCB_BOT_LOGIN",
-                                                         "github-actions[bot]"),
-                   help="account whose comments carry the bot's answers")
+    p.add_argument("--bot-login", default=os.environ.get("GNNCB_BOT_LOGIN") or DEFAULT_BOT,
+                   help="account whose comments carry the bot's answers (default: "
+                        "$GNNCB_BOT_LOGIN or github-actions[bot])")
 
 
 def _token() -> str:
