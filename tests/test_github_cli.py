@@ -186,3 +186,28 @@ def test_rescore_needs_the_stored_envelopes(arena: Arena, fake: FakeGitHub,
     assert main(["ledger", "rescore", "toy-nodes", "--root", str(root)]) == 2
     assert main(["ledger", "rescore", "toy-nodes", "--root", str(root), "--skip-missing"]) == 0
     assert len(ledger_rows(root)) == 2  # labels unchanged: nothing to correct
+
+
+def test_pipeline_runs_without_the_heavy_extras(tmp_path: Path) -> None:
+    """The workflows install core dependencies only: the CI verbs must not import torch,
+    torch-geometric, RDKit or any test-only package."""
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Block:\n"
+        "    names = {'torch', 'torch_geometric', 'rdkit', 'openai', 'jwcrypto', 'joserfc',\n"
+        "             'hypothesis', 'pytest', 'pytest_httpserver'}\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in self.names:\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n")
+    repo = Path(__file__).resolve().parent.parent
+    code = ("import evaluator.ci.score, evaluator.ci.publish, evaluator.ci.ledger_ops\n"
+            "from evaluator.cli import main\n"
+            "raise SystemExit(main(['ci', 'pr', 'score', '--help']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"PYTHONPATH": f"{tmp_path}:{repo}", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "--private-key" in proc.stdout

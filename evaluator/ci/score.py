@@ -110,7 +110,7 @@ def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoa
                                  participant_id=pull.author_id, now=now)
     except PolicyRejection as err:
         return Result(**base, status=REJECTED, code=err.code, reason=str(err).splitlines()[0],
-                      problems=[ProblemItem(path=p.path[:1000], reason=p.reason)
+                      problems=[ProblemItem(path=p.path[:1000], reason=p.reason[:1000])
                                 for p in err.problems])
     except Rejection as err:
         return Result(**base, status=REJECTED, code=err.code, reason=str(err)[:20000],
