@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
+from pydantic import ValidationError
 
 from evaluator.ci.comment import find_answer
 from evaluator.ci.fetch import HeadMoved, fetch_submission
 from evaluator.ci.policy import PolicyRejection, check_pr_files
 from evaluator.ci.record import ledger_path
 from evaluator.ci.result import ACCEPTED, REJECTED, SKIPPED, ProblemItem, Result
-from evaluator.errors import Rejection
+from evaluator.errors import ConfigError, Rejection
 from evaluator.github import GitHubClient, PullInfo
 from evaluator.ledger import SUBMISSION, Ledger
 from evaluator.metadata import LOGIN_RE, MAX_METADATA_BYTES
@@ -68,7 +69,15 @@ def _check_author(pull: PullInfo, rows: list[dict[str, Any]]) -> None:
 def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoader,
              bot_login: str, now: datetime | None = None) -> Result:
     """The verdict for PR `number`. Raises ConfigError/GitHubError for platform failures."""
-    root = Path(root)
+    try:
+        return _decide(client, number, Path(root), load_keys, bot_login, now)
+    except ValidationError as err:  # a verdict that fails its own schema is our bug
+        raise ConfigError(f"PR #{number}: refusing to write an inconsistent verdict: "
+                          f"{err}") from None
+
+
+def _decide(client: GitHubClient, number: int, root: Path, load_keys: KeyLoader,
+            bot_login: str, now: datetime | None) -> Result:
     pull = client.pull(number)
     base: dict[str, Any] = {"repo": client.repo_name, "pr": number, "head_sha": pull.head_sha,
                             "author_login": pull.author_login, "author_id": pull.author_id}
@@ -81,7 +90,8 @@ def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoa
     ledger = ReadOnlyLedger(ledger_path(root))
     rows = ledger.rows()
     recorded = next((r for r in rows if r["type"] == SUBMISSION and r.get("pr") == number
-                     and r["participant"].lower() == pull.author_login.lower()), None)
+                     and r["participant"].lower() == pull.author_login.lower()
+                     and r.get("participant_id") == pull.author_id), None)
     if recorded is not None:  # an earlier run committed the row but did not get to answer
         return Result(**base, status=ACCEPTED, slug=recorded["slug"],
                       scores=recorded["scores"], row=recorded, digest=recorded["digest"],
