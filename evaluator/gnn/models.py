@@ -22,7 +22,7 @@ def to_tensor(x: np.ndarray | sparse.spmatrix) -> torch.Tensor:
         coo = sparse.coo_matrix(x)
         index = torch.from_numpy(np.vstack([coo.row, coo.col]).astype(np.int64))
         return torch.sparse_coo_tensor(index, torch.from_numpy(coo.data.astype(np.float32)),
-                                       coo.shape).coalesce()
+                                       coo.shape, check_invariants=True).coalesce()
     return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
 
 

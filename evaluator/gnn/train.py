@@ -44,7 +44,7 @@ def label_vector(n: int, *parts: tuple[np.ndarray, np.ndarray]) -> torch.Tensor:
     """Labels of all n rows for (positions, labels) parts; -1 marks rows without a label."""
     y = torch.full((n,), -1, dtype=torch.long)
     for idx, labels in parts:
-        y[torch.as_tensor(np.asarray(idx, dtype=np.int64))] = torch.as_tensor(
+        y[torch.tensor(np.asarray(idx, dtype=np.int64))] = torch.tensor(
             np.asarray(labels, dtype=np.int64))
     return y
 
