@@ -70,8 +70,10 @@ def load_labels(competition_dir: Path, spec: CompetitionSpec,
     return labels
 
 
-def _check_eligibility(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
-                       now: datetime) -> tuple[int, int]:
+def check_eligibility(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
+                      now: datetime) -> tuple[int, int]:
+    """Raise a Rejection when the participant is over a limit; else the submissions left
+    (for this version, in the next 24 hours) after this one."""
     limits = spec.submission.limits
     used = count_accepted(rows, spec.slug, spec.version, participant)
     if used >= limits.per_version:
@@ -113,7 +115,7 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                                 code="copied")
             return Outcome(True, spec.slug, login, scores=row["scores"], row=row,
                            duplicate=True)
-    remaining = _check_eligibility(spec, rows, login, now) if ledger else (None, None)
+    remaining = check_eligibility(spec, rows, login, now) if ledger else (None, None)
     ids = competition_ids(competition_dir, spec)
     predictions = validate_predictions(opened.plaintext, spec, all_ids(ids),
                                        filename=spec.submission.file)
