@@ -94,14 +94,20 @@ def test_generate_is_deterministic_and_records_provenance(tmp_path: Path, capsys
     for pid in ("lc207", "lc2685"):
         assert content(a / "cases" / f"{pid}.jsonl.gz") == content(
             b / "cases" / f"{pid}.jsonl.gz")
+        assert read_lines(a / "cases" / f"{pid}.args.gz") == read_lines(
+            b / "cases" / f"{pid}.args.gz")
     case = json.loads(read_lines(a / "cases" / "lc2685.jsonl.gz")[0])
-    assert {"seed", "category", "subcategory", "stats", "args", "expected"} <= set(case)
+    assert {"seed", "category", "subcategory", "stats", "expected"} <= set(case)
     assert {"nodes", "edges", "avg_degree", "degree_variance"} <= set(case["stats"])
+    args = json.loads(read_lines(a / "cases" / "lc2685.args.gz")[0])
+    assert set(args) == set(all_problems()["lc2685"].arg_names)
+    assert len(read_lines(a / "cases" / "lc2685.args.gz")) == len(
+        read_lines(a / "cases" / "lc2685.jsonl.gz"))
     other = tmp_path / "c"
     assert run("code", "generate", "--per-cell", "2", "--problems", "lc207", "--seed", "7",
                "--out", other) == 0
-    assert content(other / "cases" / "lc207.jsonl.gz") != content(
-        a / "cases" / "lc207.jsonl.gz")
+    assert read_lines(other / "cases" / "lc207.args.gz") != read_lines(
+        a / "cases" / "lc207.args.gz")
     # same settings: the set is reused (and extended with missing problems); other settings
     # into the same folder are refused unless --force
     assert run("code", "generate", "--per-cell", "2", "--problems", "lc207", "--out", a) == 0

@@ -31,7 +31,7 @@ import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
 
-FORMAT = 1
+FORMAT = 2  # 2: arguments in a separate aligned file
 PAPER_UNIT = 100  # GraphEval36K: "100 graph samples for each sub-category"
 PRACTICE_SEED = 20240624  # public seed of the practice set (the paper's arXiv date)
 MAX_ATTEMPTS = 40  # draws per case before a cell is declared short
@@ -170,6 +170,38 @@ def map_published_cell(file_stem: str, subcategory: str) -> tuple[str, str] | No
 # --------------------------------------------------------------------------------------------
 
 
+class RawArgs(Mapping[str, Any]):
+    """A case's arguments kept as the JSON text they are stored as, decoded on first use.
+
+    Why: arguments are most of a case set's bytes (edge lists of dense graphs); the judge only
+    forwards them to the sandboxed worker, which decodes them anyway, so decoding them here too
+    would double the cost. Checkers that read the arguments decode them transparently.
+    """
+
+    __slots__ = ("_data", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._data: dict[str, Any] | None = None
+
+    def _decoded(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = json.loads(self.text)
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+    def __repr__(self) -> str:
+        return f"RawArgs({self.text[:60]!r}...)"
+
+
 @dataclass
 class Case:
     """One input of one problem with its expected answer and its provenance."""
@@ -180,7 +212,7 @@ class Case:
     category: str  # one of CATEGORIES, or an upstream name that maps to none (e.g. "pseudo")
     subcategory: str
     index: int
-    args: dict[str, Any]
+    args: Mapping[str, Any]  # a dict, or RawArgs when read from a case set
     expected: Any = None  # the reference's answer: the truth the judge checks against
     has_expected: bool = True  # False when the reference defines no answer (imported cases)
     source: str = "generated"  # "generated" | "grapheval36k"
@@ -195,28 +227,60 @@ class Case:
     repaired: bool = False  # the published line needed a known repair
     in_contract: bool | None = None
 
-    def to_json(self) -> str:
-        data = asdict(self)
+    def args_json(self) -> str:
+        """The arguments as compact JSON (the stored text itself when read from a set)."""
+        if isinstance(self.args, RawArgs):
+            return self.args.text
+        return json.dumps(self.args, separators=(",", ":"), allow_nan=False)
+
+    def meta_json(self) -> str:
+        """Everything but the arguments, as stored in `cases/<problem>.jsonl.gz`."""
+        data = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "args"}
         if not self.has_label:
             for key in ("label", "has_label", "flag", "repaired"):
                 data.pop(key)
         return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Case:
+    def from_dict(cls, data: Mapping[str, Any], args: Mapping[str, Any] | None = None) -> Case:
         known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in known})
+        fields = {k: v for k, v in data.items() if k in known}
+        if args is not None:
+            fields["args"] = args
+        return cls(**fields)
 
 
-def arguments_in_order(problem: Problem, case: Case) -> list[Any]:
-    """The case's arguments in the method's positional order (how the judge calls it)."""
-    missing = [name for name in problem.arg_names if name not in case.args]
-    if missing:
-        raise ConfigError(
-            f"case {case.id} lacks argument(s) {', '.join(missing)} of {problem.id}."
-            f"{problem.method}; regenerate the case set with `gnncb code generate`"
-        )
-    return [case.args[name] for name in problem.arg_names]
+class CaseWriter:
+    """Writes one problem's cases as two aligned gzip files, whole or not at all:
+    `<problem>.jsonl.gz` (metadata, expected answer, label) and `<problem>.args.gz` (one JSON
+    object of arguments per line, in the same order)."""
+
+    def __init__(self, meta_path: Path) -> None:
+        self.paths = (Path(meta_path), args_path(Path(meta_path)))
+        # closed in __exit__; a `with` block here would close them before any write
+        self.handles = [gzip.open(str(p) + ".part", "wt", encoding="utf-8",  # noqa: SIM115
+                                  compresslevel=3) for p in self.paths]
+
+    def write(self, case: Case) -> None:
+        self.handles[0].write(case.meta_json() + "\n")
+        self.handles[1].write(case.args_json() + "\n")
+
+    def __enter__(self) -> CaseWriter:
+        return self
+
+    def __exit__(self, kind: Any, *_: Any) -> None:
+        for handle in self.handles:
+            handle.close()
+        for path in self.paths:
+            part = Path(str(path) + ".part")
+            if kind is None:
+                os.replace(part, path)
+            else:
+                part.unlink(missing_ok=True)
+
+
+def args_path(meta_path: Path) -> Path:
+    return meta_path.with_name(meta_path.name.replace(".jsonl.gz", ".args.gz"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,13 +444,12 @@ def generate_case(
 def _generate_problem(
     problem_id: str, cells: dict[str, int], base_seed: int, out: str
 ) -> dict[str, Any]:
-    """Write one problem's cases to `out` (via a temporary name, so a file is always whole)."""
+    """Write one problem's cases to `out` (see CaseWriter: files are always whole)."""
     problem = all_problems()[problem_id]
     written = 0
     short: dict[str, int] = {}
     errors: list[str] = []
-    partial = out + ".part"
-    with gzip.open(partial, "wt", encoding="utf-8", compresslevel=3) as fh:
+    with CaseWriter(Path(out)) as writer:
         for cell, count in cells.items():
             category, subcategory = cell.split("/")
             for index in range(count):
@@ -395,9 +458,8 @@ def _generate_problem(
                 if case is None:
                     short[cell] = short.get(cell, 0) + 1
                     continue
-                fh.write(case.to_json() + "\n")
+                writer.write(case)
                 written += 1
-    os.replace(partial, out)
     return {"cases": written, "cells": cells, "short": short, "reference_errors": errors[:20]}
 
 
@@ -540,12 +602,15 @@ class CaseSet:
         return self.path / "cases" / f"{problem_id}.jsonl.gz"
 
     def iter_cases(self, problem_id: str) -> Iterator[Case]:
+        """The problem's cases in order; arguments stay JSON text until used (RawArgs)."""
         path = self.file(problem_id)
-        if not path.is_file():
-            raise ConfigError(f"{path} is missing; the case set {self.path} is incomplete")
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                yield Case.from_dict(json.loads(line))
+        if not path.is_file() or not args_path(path).is_file():
+            raise ConfigError(f"{path} (or its .args.gz) is missing; the case set {self.path} "
+                              "is incomplete: regenerate it")
+        with gzip.open(path, "rt", encoding="utf-8") as meta, \
+                gzip.open(args_path(path), "rt", encoding="utf-8") as args:
+            for line, raw in zip(meta, args, strict=True):
+                yield Case.from_dict(json.loads(line), RawArgs(raw.rstrip("\n")))
 
     def cases(self, problem_id: str) -> list[Case]:
         return list(self.iter_cases(problem_id))

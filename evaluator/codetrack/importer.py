@@ -16,9 +16,7 @@ upstream mutated after labelling) come from the problem module's `adapt_publishe
 from __future__ import annotations
 
 import copy
-import gzip
 import json
-import os
 import sys
 import time
 import warnings
@@ -34,6 +32,8 @@ from evaluator.codetrack.cases import (
     FORMAT,
     Case,
     CaseSet,
+    CaseWriter,
+    args_path,
     code_digest,
     map_published_cell,
     select_problems,
@@ -69,10 +69,7 @@ def import_problem(root: str, problem_id: str, out: str) -> dict[str, Any]:
     stats: Counter[str] = Counter()
     flags: Counter[str] = Counter()
     caught: list[str] = []
-    partial = out + ".part"
-    with warnings.catch_warnings(record=True) as seen, gzip.open(
-        partial, "wt", encoding="utf-8", compresslevel=3
-    ) as fh:
+    with warnings.catch_warnings(record=True) as seen, CaseWriter(Path(out)) as writer:
         warnings.simplefilter("always")
         for pc in iter_published_cases(Path(root), problem, adapt=adapt):
             case = _case(problem, pc, direction, contract)
@@ -85,9 +82,8 @@ def import_problem(root: str, problem_id: str, out: str) -> dict[str, Any]:
                 flags[case.flag.split(":", 1)[0]] += 1
             else:
                 stats["agree"] += 1
-            fh.write(case.to_json() + "\n")
+            writer.write(case)
         caught = [str(w.message) for w in seen]
-    os.replace(partial, out)
     return {
         "direction": direction,
         "cases": stats["cases"],
@@ -202,7 +198,9 @@ def import_grapheval(
     for p in chosen:
         summary = summaries[p.id]
         if not summary["cases"]:
-            Path(dest / "cases" / f"{p.id}.jsonl.gz").unlink(missing_ok=True)
+            empty = dest / "cases" / f"{p.id}.jsonl.gz"
+            empty.unlink(missing_ok=True)
+            args_path(empty).unlink(missing_ok=True)
             continue  # no published data (lc2328)
         manifest["problems"][p.id] = summary
         for flag, count in summary["flags"].items():

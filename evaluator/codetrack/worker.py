@@ -6,8 +6,9 @@ copied into the sandbox's workspace and started there (`python -I worker.py ...`
 the standard library only and trusts nothing it loads.
 
 Protocol (the judge in `judge.py` is the other side):
-- input: a JSONL file, one case per line: {"i": index, "t": seconds allowed, "a": [arguments]};
-  each line is parsed just before its case runs, so every case gets fresh, unshared inputs;
+- input: a JSONL file, one case per line: {"i": index, "t": seconds allowed, "k": {arguments by
+  name}} (ordered with --arg-names) or "a": [positional arguments]; each line is parsed just
+  before its case runs, so every case gets fresh, unshared inputs;
 - output: a JSONL file of records written with one `os.write` each and never buffered, so a
   crash loses nothing that was finished. Per case: {"i", "s", "w", "c", ...} with status `s` in
   ok | error | timeout | memory | invalid, `o` the answer (status ok), `e` an error text, `w`/`c`
@@ -206,7 +207,16 @@ def _run_case(
     Encoding the answer stays inside the timed region: a candidate can return an object whose
     serialisation runs its own code, and that code must not escape the limits either.
     """
-    index, seconds, args = case["i"], float(case["t"]), case["a"]
+    index, seconds = case["i"], float(case["t"])
+    if "k" in case:
+        missing = [n for n in opts.arg_names if n not in case["k"]]
+        if missing:  # a case-set defect, reported as such rather than blamed on the candidate
+            runner.emit({"i": index, "s": "error", "w": 0.0, "c": 0.0,
+                         "e": f"judge error: the case lacks argument(s) {missing}"})
+            return "error"
+        args = [case["k"][n] for n in opts.arg_names]
+    else:
+        args = case["a"]
     status, encoded, error = "ok", "", ""
     wall = cpu = 0.0
     if opts.memory:
@@ -277,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("cases")
     parser.add_argument("results")
     parser.add_argument("--method", required=True)
+    parser.add_argument("--arg-names", type=lambda t: [x for x in t.split(",") if x], default=[],
+                        help="argument order for cases given by name")
     parser.add_argument("--start", type=int, default=0, help="first case index to run")
     parser.add_argument("--offset", type=int, default=0, help="byte offset of that case's line")
     parser.add_argument("--stop", type=int, default=None, help="stop before this case index")

@@ -1,0 +1,176 @@
+"""Benchmark: judge every published GraphEval36K case with the reference solutions, sandboxed.
+
+Goal (issue 6): all ~32,000 published cases in under 60 s on 2 cores, and at least 20x faster
+than running one sandboxed process per case. Both are measured in the same run on the same
+cases: the batch judge over everything, then one sandbox process per case on a seeded sample
+(spread over all problems, same worker, same solution, same parallelism), extrapolated to the
+full set.
+
+    PYTHONPATH=. python benchmarks/codetrack_judge.py [--data PATH] [--sample 80] [--jobs 2]
+
+The import of the published cases (parsing, reference answers, label flags) is done once and
+cached (`runs/codetrack/cases/grapheval36k`); its time is reported separately when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from evaluator import sandbox  # noqa: E402
+from evaluator.codetrack.cases import CaseSet, default_cache_dir  # noqa: E402
+from evaluator.codetrack.importer import import_grapheval  # noqa: E402
+from evaluator.codetrack.judge import (  # noqa: E402
+    PASS,
+    WORKER,
+    Candidate,
+    JudgeConfig,
+    judge_case_set,
+    reference_solution,
+)
+from evaluator.codetrack.problem import all_problems  # noqa: E402
+
+
+def per_case_processes(case_set: CaseSet, problems: dict, sample: int, jobs: int,
+                       config: JudgeConfig, scratch: Path) -> dict:
+    """One sandboxed worker process per case for a seeded sample of cases."""
+    rng = random.Random(6)
+    counts = {pid: case_set.manifest["problems"][pid]["cases"] for pid in case_set.problem_ids()}
+    total = sum(counts.values())
+    chosen: list[tuple[str, int]] = []
+    for pid, n in counts.items():  # proportional, at least one per problem
+        k = max(1, round(sample * n / total))
+        chosen += [(pid, i) for i in sorted(rng.sample(range(n), min(k, n)))]
+    # one workspace per (problem, thread): the sandbox hands a workspace to a run's own uid for
+    # the duration of the run, so two concurrent runs must not share one
+    workspaces: dict[tuple[str, int], Path] = {}
+    for pid in sorted({pid for pid, _ in chosen}):
+        problem = problems[pid]
+        solution, extra = reference_solution(problem, scratch / "ref")
+        for slot in range(jobs):
+            ws = sandbox.prepare_workspace(
+                scratch / f"ws-{pid}-{slot}",
+                {"solution.py": solution, "worker.py": WORKER, **extra})
+            with (ws / "cases.jsonl").open("w") as fh:
+                for i, case in enumerate(case_set.iter_cases(pid)):
+                    fh.write(f'{{"i":{i},"t":{config.case_seconds(case)},'
+                             f'"k":{case.args_json()}}}\n')
+            workspaces[(pid, slot)] = ws
+
+    def one(slot: int, item: tuple[str, int]) -> tuple[float, bool]:
+        pid, i = item
+        ws = workspaces[(pid, slot)]
+        name = f"one-{i}.jsonl"
+        started = time.perf_counter()
+        result = sandbox.run(
+            [sys.executable, "-I", "worker.py", "solution.py", "cases.jsonl", name,
+             "--method", problems[pid].method, "--arg-names", ",".join(problems[pid].arg_names),
+             "--start", str(i), "--stop", str(i + 1)],
+            workspace=ws, limits=sandbox.Limits(wall_seconds=120))
+        elapsed = time.perf_counter() - started
+        lines = (ws / name).read_text().splitlines() if (ws / name).is_file() else []
+        ok = result.exit_reason == "ok" and len(lines) == 2 and json.loads(lines[0])["s"] == "ok"
+        return elapsed, ok
+
+    def lane(slot: int) -> list[tuple[float, bool]]:
+        return [one(slot, item) for item in chosen[slot::jobs]]
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        outcomes = [o for lane_out in pool.map(lane, range(jobs)) for o in lane_out]
+    wall = time.perf_counter() - started
+    return {
+        "sampled": len(chosen),
+        "wall_seconds": wall,
+        "seconds_per_case": wall / len(chosen),
+        "mean_process_seconds": sum(t for t, _ in outcomes) / len(outcomes),
+        "all_ran": all(ok for _, ok in outcomes),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path,
+                        default=REPO.parent / "shared" / "datasets" / "grapheval36k" / "data")
+    parser.add_argument("--cases", type=Path, help="imported case set (default: the cache)")
+    parser.add_argument("--sample", type=int, default=80, help="cases run one process each")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--memory", action="store_true", help="also time the memory pass")
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    args = parser.parse_args()
+
+    problems = all_problems()
+    isolation = sandbox.detect_isolation()
+    print(f"machine: {os.cpu_count()} cores; sandbox isolation: {isolation.level}")
+    set_dir = args.cases or default_cache_dir() / "cases" / "grapheval36k"
+    import_seconds = None
+    if not (set_dir / "manifest.json").is_file():
+        if not args.data.is_dir():
+            print(f"GraphEval36K data not found at {args.data}; pass --data", file=sys.stderr)
+            return 2
+        started = time.perf_counter()
+        import_grapheval(args.data, set_dir, jobs=args.jobs, force=True)
+        import_seconds = time.perf_counter() - started
+        print(f"import (once, cached): {import_seconds:.1f} s")
+    case_set = CaseSet(set_dir)
+    total = case_set.manifest["total"]
+    config = JudgeConfig(measure_memory=args.memory)
+    scratch = Path(tempfile.mkdtemp(prefix="gnncb-bench-"))
+    try:
+        candidates = {}
+        for pid in case_set.problem_ids():
+            solution, extra = reference_solution(problems[pid], scratch / "ref")
+            candidates[pid] = Candidate(solution, extra)
+        started = time.perf_counter()
+        summary = judge_case_set(candidates, case_set, problems, out_dir=scratch / "run",
+                                 config=config, jobs=args.jobs, label="reference benchmark")
+        batch = time.perf_counter() - started
+        processes = sum(p["processes"] for p in summary["problems"].values())
+        published = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
+                        if json.loads(line)["published"] == PASS)
+        print(f"batch judge: {total} cases, {len(candidates)} problems, {processes} sandboxed "
+              f"processes, {batch:.1f} s ({total / batch:,.0f} cases/s), jobs={args.jobs}"
+              f"{', with memory pass' if args.memory else ''}")
+        judged = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
+                     if json.loads(line)["verdict"] is not None)
+        print(f"  references vs their own answers: {summary['passed']}/{judged} pass "
+              f"({total - judged} cases have no valid answer); vs the published labels: "
+              f"{published}/{total}")
+        single = per_case_processes(case_set, problems, args.sample, args.jobs, config,
+                                    scratch / "single")
+        projected = single["seconds_per_case"] * total
+        ratio = projected / batch
+        print(f"one process per case: {single['sampled']} sampled cases in "
+              f"{single['wall_seconds']:.1f} s ({single['mean_process_seconds']:.3f} s per "
+              f"process, jobs={args.jobs}) -> {projected:,.0f} s projected for {total} cases")
+        print(f"speed-up of the batch judge: {ratio:,.0f}x")
+        print(f"goals: all cases < 60 s: {'yes' if batch < 60 else 'NO'} ({batch:.1f} s); "
+              f">= 20x faster than per-case processes: {'yes' if ratio >= 20 else 'NO'}")
+        figures = {
+            "cases": total, "problems": len(candidates), "cores": os.cpu_count(),
+            "isolation": isolation.level, "jobs": args.jobs, "memory_pass": args.memory,
+            "import_seconds": import_seconds, "batch_seconds": batch,
+            "batch_processes": processes, "reference_pass": summary["passed"],
+            "published_pass": published, "per_case": single, "projected_per_case_seconds":
+            projected, "speedup": ratio,
+        }
+        if args.out:
+            args.out.write_text(json.dumps(figures, indent=1) + "\n")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
