@@ -104,7 +104,7 @@ def classify_traceback(stderr: str) -> Classification:
         return Classification("dependency", evidence)
     if _NETWORK.search(stderr):
         return Classification("network", evidence)
-    if exc in _READING:
+    if exc in _READING or exc == "KeyError":  # a missing column or id, whatever its name
         return Classification("indexing_data_reading", evidence)
     if exc == "MemoryError":
         return Classification("memory", evidence)
