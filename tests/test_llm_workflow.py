@@ -76,7 +76,7 @@ def test_plan_rejects_bad_inputs(doc, tmp_path, models, competitions):
 
 
 def _gnncb_args(script: str) -> list[list[str]]:
-    """Every `gnncb ...` command line of a step, shell variables replaced by placeholders."""
+    """Every `gnncb ...` command line of a step, shell variables replaced by a stand-in."""
     text = re.sub(r'"\$\{?([A-Z_]+)\}?[^"]*"', r"X", script)
     return [line.split()[1:] for line in text.splitlines() if line.strip().startswith("gnncb ")]
 

@@ -146,7 +146,7 @@ def pin_campaign(config: ProviderConfig, options: RunOptions, models: Sequence[s
 def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOptions
          ) -> tuple[list[Pair], list[tuple[Pair, dict[str, Any]]]]:
     """(pairs to run, pairs already done with their summaries)."""
-    todo, done = [], []
+    pending, done = [], []
     for competition in competitions:
         slug = load_spec(competition).slug
         for model in models:
@@ -155,8 +155,8 @@ def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOption
             if summary is not None and summary["status"] in (*FINISHED, SEALED):
                 done.append((pair, summary))
             else:
-                todo.append(pair)
-    return todo, done
+                pending.append(pair)
+    return pending, done
 
 
 def progress_line(done: int, total: int, summary: dict[str, Any], width: int = 20) -> str:
@@ -194,10 +194,10 @@ def run_campaign(models: Sequence[str], competitions: Sequence[Path], config: Pr
         raise ConfigError(f"--workers {workers}: need at least 1")
     check_isolation(options.require_sandbox, echo)
     pin_campaign(config, options, models, competitions)
-    todo, done = plan(models, competitions, options)
-    total = len(todo) + len(done)
+    pending, done = plan(models, competitions, options)
+    total = len(pending) + len(done)
     echo(f"campaign {options.campaign}: {total} pair(s), {len(done)} already done, "
-         f"{len(todo)} to run with {workers} worker(s)")
+         f"{len(pending)} to run with {workers} worker(s)")
     results: list[dict[str, Any]] = []
     count = 0
 
@@ -212,12 +212,12 @@ def run_campaign(models: Sequence[str], competitions: Sequence[Path], config: Pr
 
     for pair, summary in done:
         finished(pair, summary)
-    if workers == 1 or len(todo) <= 1:
-        for pair in todo:
+    if workers == 1 or len(pending) <= 1:
+        for pair in pending:
             finished(pair, _guarded(config, pair, options))
         return results
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_guarded, config, pair, options): pair for pair in todo}
+        futures = {pool.submit(_guarded, config, pair, options): pair for pair in pending}
         for future in as_completed(futures):
             finished(futures[future], future.result())
     return results
