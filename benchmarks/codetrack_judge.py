@@ -131,7 +131,7 @@ def main() -> int:
         candidates = {}
         for pid in case_set.problem_ids():
             solution, extra = reference_solution(problems[pid], scratch / "ref")
-            candidates[pid] = Candidate(solution, extra)
+            candidates[pid] = Candidate(solution, extra, site_packages=True)
         started = time.perf_counter()
         summary = judge_case_set(candidates, case_set, problems, out_dir=scratch / "run",
                                  config=config, jobs=args.jobs, label="reference benchmark")

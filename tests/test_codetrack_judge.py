@@ -143,6 +143,16 @@ def test_load_failures_mark_every_case(tmp_path: Path) -> None:
     assert verdicts(j) == [RUNTIME] and "no method `total`" in j.verdicts[0].detail
 
 
+def test_solutions_get_the_standard_library_only(tmp_path: Path) -> None:
+    sol = tmp_path / "solution.py"
+    sol.write_text("import heapq, collections\nimport networkx\n"
+                   "class Solution:\n    def total(self, xs):\n        return sum(xs)\n")
+    j = judge_problem(TOTAL, sol, cases(0), config=FAST)
+    assert verdicts(j) == [RUNTIME] and "No module named 'networkx'" in j.load_error
+    j = judge_problem(TOTAL, sol, cases(0), config=FAST, site_packages=True)
+    assert verdicts(j) == [PASS]
+
+
 def test_case_seconds_calibrated_from_reference() -> None:
     config = JudgeConfig(timeout_factor=10, timeout_floor=1.0, timeout_cap=20.0)
     base = cases(0)[0]
@@ -267,7 +277,8 @@ def test_reference_passes_its_generated_cases(small_set, pid: str, tmp_path: Pat
     problem = all_problems()[pid]
     path, extra = reference_solution(problem, tmp_path)
     config = JudgeConfig(measure_memory=(pid == "lc207"))
-    j = judge_problem(problem, path, small_set.cases(pid), config=config, extra_files=extra)
+    j = judge_problem(problem, path, small_set.cases(pid), config=config, extra_files=extra,
+                      site_packages=True)
     assert j.load_error == ""
     assert verdicts(j) == [PASS] * len(j.verdicts)
     if pid == "lc207":

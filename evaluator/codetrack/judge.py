@@ -136,11 +136,14 @@ def judge_problem(
     config: JudgeConfig = JudgeConfig(),  # noqa: B008 - frozen dataclass
     workdir: Path | None = None,
     extra_files: Mapping[str, Path] | None = None,
+    site_packages: bool = False,
 ) -> ProblemJudgement:
     """Run `solution` (a file defining `class Solution`) over `cases` in the sandbox.
 
     `extra_files` are copied into the workspace beside it (the reference wrapper needs the
-    problem package). `workdir` keeps the workspace for inspection; default: a temporary one.
+    problem package). Solutions get the standard library only, as on the judges GraphEval36K's
+    problems come from; `site_packages=True` (trusted references) also exposes the installed
+    packages. `workdir` keeps the workspace for inspection; default: a temporary one.
     """
     solution = Path(solution)
     if not solution.is_file():
@@ -149,7 +152,8 @@ def judge_problem(
     root = Path(tempfile.mkdtemp(prefix=f"gnncb-judge-{problem.id}-")) if own_tmp else workdir
     assert root is not None
     try:
-        return _judge_in(problem, solution, list(cases), config, Path(root), extra_files or {})
+        return _judge_in(problem, solution, list(cases), config, Path(root), extra_files or {},
+                         site_packages)
     finally:
         if own_tmp:
             shutil.rmtree(root, ignore_errors=True)
@@ -162,6 +166,7 @@ def _judge_in(
     config: JudgeConfig,
     root: Path,
     extra: Mapping[str, Path],
+    site_packages: bool,
 ) -> ProblemJudgement:
     started = time.monotonic()
     workspace = sandbox.prepare_workspace(
@@ -170,7 +175,7 @@ def _judge_in(
     seconds = [config.case_seconds(c) for c in cases]
     offsets = _write_cases(workspace / "cases.jsonl", problem, cases, seconds)
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
-    batch = _Batch(problem, config, workspace, judgement)
+    batch = _Batch(problem, config, workspace, judgement, site_packages)
     records = batch.run("cases.jsonl", offsets, seconds, memory=False)
 
     verdicts: list[CaseVerdict] = []
@@ -184,7 +189,7 @@ def _judge_in(
                                seconds[k] * config.memory_time_factor) for k in ran]
             mem_offsets = _write_cases(workspace / "memory.jsonl", problem,
                                        [cases[k] for k in ran], mem_seconds, indices=ran)
-            memory = _Batch(problem, config, workspace, judgement).run(
+            memory = _Batch(problem, config, workspace, judgement, site_packages).run(
                 "memory.jsonl", mem_offsets, mem_seconds, memory=True, indices=ran)
             for k in ran:
                 rec = memory.get(k)
@@ -225,8 +230,10 @@ class _Batch:
     """Runs the worker until every case has a record, a verdict, or the budget is spent."""
 
     def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
-                 judgement: ProblemJudgement) -> None:
+                 judgement: ProblemJudgement, site_packages: bool = False) -> None:
         self.problem = problem
+        # -I: no user site, no PYTHON* variables; -S as well: no site-packages (stdlib only)
+        self.flags = ["-I"] if site_packages else ["-I", "-S"]
         self.config = config
         self.workspace = workspace
         self.judgement = judgement
@@ -262,7 +269,7 @@ class _Batch:
             remaining = sum(allowance[k] for k in order[position:])
             wall = min(cfg.batch_wall_cap, cfg.load_timeout + 10.0 + 3.0 * remaining)
             name = f"{'memory' if memory else 'results'}-{self.judgement.processes}.jsonl"
-            argv = [cfg.python, "-I", "worker.py", "solution.py", cases_file, name,
+            argv = [cfg.python, *self.flags, "worker.py", "solution.py", cases_file, name,
                     "--method", self.problem.method, "--start", str(start),
                     "--arg-names", ",".join(self.problem.arg_names),
                     "--offset", str(offsets[start]), "--load-timeout", str(cfg.load_timeout),
@@ -558,6 +565,7 @@ class Candidate:
 
     solution: Path
     extra_files: dict[str, Path] = field(default_factory=dict)
+    site_packages: bool = False  # only for trusted code (the references)
 
 
 def judge_case_set(
@@ -588,7 +596,8 @@ def judge_case_set(
         cases = case_set.cases(pid)
         cand = candidates[pid]
         judgement = judge_problem(problems[pid], cand.solution, cases, config=config,
-                                  extra_files=cand.extra_files)
+                                  extra_files=cand.extra_files,
+                                  site_packages=cand.site_packages)
         if progress:
             progress(judgement)
         return judgement, cases

@@ -25,6 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("code", help="graph-coding track: generate cases, judge, report")
     cs = p.add_subparsers(dest="code_command", metavar="ACTION", required=True)
 
+    ls = cs.add_parser("problems", help="list the problems (id, direction, concept, difficulty)")
+    ls.set_defaults(func=cmd_problems)
+
+    sh = cs.add_parser("show", help="a problem's statement, signature, contract and examples")
+    sh.add_argument("problem", help="problem id, e.g. lc207")
+    sh.add_argument("--examples", type=int, default=2,
+                    help="practice cases to show with their expected answers (default 2)")
+    sh.set_defaults(func=cmd_show)
+
     g = cs.add_parser("generate", help="generate a seeded case set (cached)")
     _set_options(g)
     g.add_argument("--out", type=Path, help="case-set folder (default: the cache path)")
@@ -43,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _judge_options(j)
     j.add_argument("--out", type=Path, help="run folder (default: runs/codetrack/judge/...)")
     j.add_argument("--label", default="", help="name shown in the report")
+    j.add_argument("--allow-site-packages", action="store_true",
+                   help="let solutions import installed packages (default: standard library "
+                        "only, as in the competition)")
     j.set_defaults(func=cmd_judge)
 
     r = cs.add_parser("report", help="pass-rate report of a judge run (md + csv + json)")
@@ -127,6 +139,44 @@ def _config(args: argparse.Namespace) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+def cmd_problems(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.problem import all_problems
+
+    for p in all_problems().values():
+        status = p.label_status.split(":", 1)[0]
+        print(f"{p.id:8s} {'directed' if p.directed else 'undirected':10s} {p.difficulty:6s} "
+              f"{p.concept:24s} {p.title}  [{status}]")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.cases import PRACTICE_SEED, generate_case, valid_cells
+    from evaluator.codetrack.judge import truncate
+    from evaluator.codetrack.problem import get_problem
+
+    try:
+        problem = get_problem(args.problem)
+    except KeyError as err:
+        raise ConfigError(str(err.args[0])) from None
+    print(f"# {problem.id}: {problem.title}\n")
+    print(f"{'directed' if problem.directed else 'undirected'} · {problem.concept} · "
+          f"{problem.difficulty} · checker: {getattr(problem.checker, '__name__', 'custom')}\n")
+    print(problem.statement.rstrip() + "\n")
+    print(f"Input contract: {problem.input_contract}\n")
+    print("Write solutions/" + problem.id + ".py with:\n")
+    print(problem.signature.rstrip() + "\n")
+    cells = valid_cells(problem)
+    for k in range(max(0, args.examples)):
+        category, sub = cells[k % len(cells)].split("/")
+        case, _ = generate_case(problem, category, sub, k, PRACTICE_SEED)
+        if case is None:
+            continue
+        print(f"Example {k + 1} ({case.cell}, {case.stats['nodes']} nodes):")
+        print(f"  input:    {truncate(dict(case.args), 400)}")
+        print(f"  expected: {truncate(case.expected, 200)}")
+    return 0
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import default_set_path, generate_case_set
 
@@ -175,9 +225,9 @@ def _candidates(args: argparse.Namespace, problem_ids: list[str], registry: dict
         out = {}
         for pid in problem_ids:
             path, extra = reference_solution(registry[pid], scratch)
-            out[pid] = Candidate(path, extra)
+            out[pid] = Candidate(path, extra, site_packages=True)
         return out
-    return {pid: Candidate(path) for pid, path in
+    return {pid: Candidate(path, site_packages=args.allow_site_packages) for pid, path in
             _solutions(args.solutions, problem_ids, registry).items()}
 
 
