@@ -191,13 +191,15 @@ def test_submit_score_writes_one_ledger_row(tmp_path: Path, capsys) -> None:
     solutions = tmp_path / "solutions"
     solutions.mkdir()
     (solutions / "lc207.py").write_text(KAHN)
+    (tmp_path / "metadata.json").write_text(json.dumps(
+        {"entrant": "llm-api", "model": "some-model", "method": "one-shot"}))
     ledger = tmp_path / "ledger.jsonl"
     argv = ["code", "submit-score", "--solutions", solutions, "--participant", "octo",
-            "--entrant", "llm-api", "--model", "some-model", "--per-cell", "2", "--no-memory",
-            "--ledger", ledger, "--json"]
+            "--per-cell", "2", "--no-memory", "--ledger", ledger, "--json"]
     assert run(*argv) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["entrant"] == "llm-api" and row["slug"] == "graph-coding"
+    assert row["slug"] == "graph-coding"
+    assert (row["entrant"], row["model"], row["method"]) == ("llm-api", "some-model", "one-shot")
     assert row["per_problem"]["lc207"]["passed"] == row["per_problem"]["lc207"]["cases"]
     assert row["scores"]["problems_solved"] == 1
     # every other problem counts as failed, so one solved problem is a small pass rate

@@ -78,9 +78,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--solutions", type=Path, required=True,
                    help="the submission's solutions/ folder (<problem>.py files)")
     s.add_argument("--participant", required=True, help="GitHub login")
-    s.add_argument("--entrant", choices=ENTRANTS, default="human")
-    s.add_argument("--method", default="", help="short description")
-    s.add_argument("--model", default="", help="LLM model id (LLM entrants)")
+    s.add_argument("--entrant", choices=ENTRANTS, help="default: metadata.json's, else human")
+    s.add_argument("--method", help="short description (default: metadata.json's)")
+    s.add_argument("--model", help="LLM model id for LLM entrants (default: metadata.json's)")
+    s.add_argument("--metadata", type=Path,
+                   help="the submission's metadata.json (default: beside the solutions folder)")
     s.add_argument("--pr", type=int, help="pull request number")
     s.add_argument("--per-cell", type=int, default=10,
                    help="cases per published cell (default 10: a tenth of the paper's size)")
@@ -359,6 +361,12 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
 
     registry = all_problems()
     files = _solutions(args.solutions, None, registry, error=Rejection)
+    meta = _metadata(args)
+    entrant = args.entrant or meta.get("entrant") or "human"
+    if entrant not in ENTRANTS:
+        raise Rejection(f"metadata.json: entrant {entrant!r} is not one of {', '.join(ENTRANTS)}")
+    method = args.method if args.method is not None else str(meta.get("method", ""))
+    model = args.model if args.model is not None else str(meta.get("model", ""))
     digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
     seed = PRACTICE_SEED if args.practice else seed_from_digest(digest)
     per_cell = args.per_cell
@@ -372,7 +380,7 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
     out = args.out or default_cache_dir() / "judge" / f"submission-{digest[:16]}"
     summary = judge_case_set({pid: Candidate(path) for pid, path in files.items()}, case_set,
                              registry, out_dir=out, config=_config(args), jobs=args.jobs,
-                             label=f"{args.participant} ({args.entrant})")
+                             label=f"{args.participant} ({entrant})")
     per_problem = {pid: info["passed"] for pid, info in summary["problems"].items()}
     judged = {pid: case_set.manifest["problems"][pid]["cases"] for pid in per_problem}
     total = sum(judged.get(pid, planned[pid]) for pid in registry)
@@ -385,9 +393,9 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
         "slug": SLUG,
         "version": VERSION,
         "participant": args.participant,
-        "entrant": args.entrant,
-        "method": args.method,
-        "model": args.model,
+        "entrant": entrant,
+        "method": method[:200],
+        "model": model[:200],
         "team": "",
         "scores": {
             "pass_rate": passed / total if total else 0.0,
@@ -406,6 +414,22 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
         "submitted_at": stamp,
         "scored_at": stamp,
     }
+
+
+def _metadata(args: argparse.Namespace) -> dict[str, Any]:
+    """The submission's optional metadata.json (data only: entrant, method, model)."""
+    path = args.metadata or Path(args.solutions).resolve().parent / "metadata.json"
+    if not path.is_file():
+        if args.metadata:
+            raise Rejection(f"{path} not found")
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise Rejection(f"{path}: not valid JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise Rejection(f"{path}: expected an object with entrant, method, model")
+    return data
 
 
 def cmd_submit_score(args: argparse.Namespace) -> int:
