@@ -294,3 +294,18 @@ def test_generated_cases_record_their_provenance(small_set) -> None:
         assert case.seed is not None and case.stats is not None
         assert 20 <= case.stats["nodes"] <= 200
         assert case.ref_seconds is not None
+
+
+@needs_isolation
+def test_the_runner_and_later_inputs_are_read_only(tmp_path: Path) -> None:
+    """The worker script and the case file are mounted read-only: a solution that finds them
+    (via /proc/self/cmdline) can neither patch the runner nor rewrite the inputs."""
+    body = (
+        "args = open('/proc/self/cmdline', 'rb').read().split(b'\\0')\n"
+        "worker = next(a for a in args if a.endswith(b'worker.py')).decode()\n"
+        "open(worker, 'a').write('\\nraise SystemExit')\n"
+    )
+    j = judge(tmp_path, body, 0, 1, 0, 0)
+    assert verdicts(j) == [PASS, RUNTIME, PASS, PASS]
+    detail = j.verdicts[1].detail
+    assert "PermissionError" in detail or "Read-only file system" in detail

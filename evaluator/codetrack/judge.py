@@ -169,13 +169,18 @@ def _judge_in(
     site_packages: bool,
 ) -> ProblemJudgement:
     started = time.monotonic()
-    workspace = sandbox.prepare_workspace(
-        root / "workspace", {"solution.py": solution, "worker.py": WORKER, **extra}
-    )
+    workspace = sandbox.prepare_workspace(root / "workspace", {"solution.py": solution, **extra})
+    # The worker and its inputs live outside the workspace, mounted read-only: the solution
+    # (same uid as the worker) can then neither patch the runner nor rewrite later inputs.
+    runner = root / "runner"
+    runner.mkdir()
+    shutil.copyfile(WORKER, runner / "worker.py")
     seconds = [config.case_seconds(c) for c in cases]
-    offsets = _write_cases(workspace / "cases.jsonl", problem, cases, seconds)
+    offsets = _write_cases(runner / "cases.jsonl", problem, cases, seconds)
+    for path in (runner, *runner.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
-    batch = _Batch(problem, config, workspace, judgement, site_packages)
+    batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve())
     records = batch.run("cases.jsonl", offsets, seconds, memory=False)
 
     verdicts: list[CaseVerdict] = []
@@ -187,9 +192,11 @@ def _judge_in(
         if ran:
             mem_seconds = [min(config.timeout_cap * config.memory_time_factor,
                                seconds[k] * config.memory_time_factor) for k in ran]
-            mem_offsets = _write_cases(workspace / "memory.jsonl", problem,
+            mem_offsets = _write_cases(runner / "memory.jsonl", problem,
                                        [cases[k] for k in ran], mem_seconds, indices=ran)
-            memory = _Batch(problem, config, workspace, judgement, site_packages).run(
+            (runner / "memory.jsonl").chmod(0o644)
+            memory = _Batch(problem, config, workspace, judgement, site_packages,
+                            runner.resolve()).run(
                 "memory.jsonl", mem_offsets, mem_seconds, memory=True, indices=ran)
             for k in ran:
                 rec = memory.get(k)
@@ -230,8 +237,9 @@ class _Batch:
     """Runs the worker until every case has a record, a verdict, or the budget is spent."""
 
     def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
-                 judgement: ProblemJudgement, site_packages: bool = False) -> None:
+                 judgement: ProblemJudgement, site_packages: bool, runner: Path) -> None:
         self.problem = problem
+        self.runner = runner  # read-only inside the sandbox: worker.py and the case files
         # -I: no user site, no PYTHON* variables; -S as well: no site-packages (stdlib only)
         self.flags = ["-I"] if site_packages else ["-I", "-S"]
         self.config = config
@@ -269,7 +277,8 @@ class _Batch:
             remaining = sum(allowance[k] for k in order[position:])
             wall = min(cfg.batch_wall_cap, cfg.load_timeout + 10.0 + 3.0 * remaining)
             name = f"{'memory' if memory else 'results'}-{self.judgement.processes}.jsonl"
-            argv = [cfg.python, *self.flags, "worker.py", "solution.py", cases_file, name,
+            argv = [cfg.python, *self.flags, str(self.runner / "worker.py"), "solution.py",
+                    str(self.runner / cases_file), name,
                     "--method", self.problem.method, "--start", str(start),
                     "--arg-names", ",".join(self.problem.arg_names),
                     "--offset", str(offsets[start]), "--load-timeout", str(cfg.load_timeout),
@@ -288,7 +297,8 @@ class _Batch:
                 output_bytes=16 * 1024,
             )
             result = sandbox.run(argv, workspace=self.workspace, limits=limits,
-                                 require_sandbox=cfg.require_sandbox)
+                                 require_sandbox=cfg.require_sandbox,
+                                 readonly_paths=[self.runner])
             self.judgement.processes += 1
             peaks = [x for x in (self.judgement.peak_rss_bytes, result.peak_rss_bytes) if x]
             self.judgement.peak_rss_bytes = max(peaks) if peaks else None
