@@ -26,6 +26,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.ci",
     "evaluator.commands.llm",
     "evaluator.commands.code",
+    "evaluator.commands.code_llm",
 )
 
 

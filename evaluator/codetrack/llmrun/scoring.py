@@ -1,0 +1,130 @@
+"""Final judging: a model's final solutions -> one code-track submission -> one ledger row.
+
+Why through `gnncb code submit-score` itself: an LLM must be judged exactly like a human
+participant. Its final `solution.py` files are laid out as a participant's pull request would
+hold them (`code-submission/solutions/<problem>.py` + `metadata.json` with entrant `llm-api`
+and the model id) and scored by `evaluator.commands.code.score_submission`, with arguments
+parsed by the real `submit-score` parser: the hidden cases are generated from the files'
+content digest, judged in the sandbox, and the row has the same fields as every other
+code-track row. The LLM facts (prompt variant and template hash, tokens, repair depths) are
+added under `declared.llm`, as the LLM track does. The hidden results are then written back
+into each problem's run summary (status `scored`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evaluator.codetrack.llmrun.repair import ENTRANT, SOLUTION
+from evaluator.errors import ConfigError
+from evaluator.ledger import Ledger
+from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_json, write_summary
+
+SCORED = "scored"
+SUBMISSION_DIR = "code-submission"
+ROW_FILE = "row.json"
+
+
+def code_runs(model_dir: Path, problems: Sequence[str] | None = None
+              ) -> list[tuple[Path, dict[str, Any]]]:
+    """The problem runs of one model folder that hold a final solution, sorted by problem."""
+    out = []
+    for path in sorted(Path(model_dir).glob("code-*/summary.json")):
+        summary = read_summary(path.parent)
+        if summary is None or summary.get("track") != "code":
+            continue
+        if problems and summary.get("problem") not in problems:
+            continue
+        if summary["status"] in (SEALED, SCORED) and (path.parent / SOLUTION).is_file():
+            out.append((path.parent, summary))
+    return out
+
+
+def _protocol(runs: Sequence[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The one protocol all runs followed; mixing prompts in one submission is refused."""
+    keys = ("model", "prompt_variant", "template_hash", "campaign", "participant",
+            "repairs_allowed")
+    seen = {k: sorted({str(s.get(k)) for _, s in runs}) for k in keys}
+    mixed = {k: v for k, v in seen.items() if len(v) > 1}
+    if mixed:
+        raise ConfigError(f"the runs in {runs[0][0].parent} mix protocols ({mixed}); score "
+                          "each protocol from its own --campaign")
+    first = runs[0][1]
+    return {k: first.get(k) for k in keys}
+
+
+def _method(protocol: dict[str, Any], visible_per_cell: set[int]) -> str:
+    per_cell = ",".join(str(v) for v in sorted(visible_per_cell))
+    return (f"gnncb code track LLM: {protocol['prompt_variant']}, plan-then-code, repairs on "
+            f"visible practice cases (k<={protocol['repairs_allowed']}, {per_cell}/cell)")
+
+
+def score_model(model_dir: Path, *, judge_argv: Sequence[str] = (),
+                problems: Sequence[str] | None = None, ledger: Path | None = None,
+                echo: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Judge the final solutions of `model_dir` (runs/<campaign>/<model>) on their hidden,
+    digest-seeded cases; write `code-submission/row.json`, append it to `ledger` if given,
+    and mark each problem run `scored`. `judge_argv` are extra `submit-score` options
+    (`--per-cell`, `--timeout-floor`, `--no-memory`, `--require-sandbox`, `--jobs`, ...)."""
+    from evaluator.cli import build_parser
+    from evaluator.commands.code import score_submission
+
+    runs = code_runs(model_dir, problems)
+    if not runs:
+        raise ConfigError(f"{model_dir}: no code-track run with a final solution "
+                          "(code-<problem>/summary.json with status sealed or scored)")
+    protocol = _protocol(runs)
+    folder = Path(model_dir) / SUBMISSION_DIR
+    if (folder / "solutions").exists():
+        shutil.rmtree(folder / "solutions")
+    (folder / "solutions").mkdir(parents=True)
+    for run, summary in runs:
+        shutil.copyfile(run / SOLUTION, folder / "solutions" / f"{summary['problem']}.py")
+    method = _method(protocol, {s["visible"]["per_cell"] for _, s in runs})
+    write_json(folder / "metadata.json",
+               {"entrant": ENTRANT, "model": protocol["model"], "method": method})
+    argv = ["code", "submit-score", "--solutions", str(folder / "solutions"),
+            "--participant", str(protocol["participant"]), "--out", str(folder / "judge"),
+            *judge_argv]
+    args = build_parser().parse_args(argv)
+    row = score_submission(args)
+    row["declared"]["llm"] = {
+        "provider": sorted({s["provider"] for _, s in runs}),
+        "prompt_variant": protocol["prompt_variant"],
+        "template_hash": protocol["template_hash"],
+        "campaign": protocol["campaign"],
+        "repairs_allowed": protocol["repairs_allowed"],
+        "tokens_in": sum(s.get("tokens_in") or 0 for _, s in runs),
+        "tokens_out": sum(s.get("tokens_out") or 0 for _, s in runs),
+        "attempts": {s["problem"]: s.get("attempts") for _, s in runs},
+        "repair_depth": {s["problem"]: s.get("repair_depth") for _, s in runs},
+        "visible_passed": {s["problem"]: [s.get("visible_passed"), s["visible"]["cases"]]
+                           for _, s in runs},
+        "isolation": sorted({s["isolation"]["level"] for _, s in runs}),
+    }
+    write_json(folder / ROW_FILE, row)
+    written = Ledger(ledger).append(row) if ledger else None
+    judged = json.loads((folder / "judge" / "run.json").read_text(encoding="utf-8"))
+    for run, summary in runs:
+        pid = summary["problem"]
+        info = judged["problems"].get(pid, {})
+        summary.update(status=SCORED, scored_at=now_iso(), hidden={
+            "submission_digest": row["digest"],
+            "seed": row["seed"],
+            "per_cell": row["declared"]["per_cell"],
+            "cases": info.get("cases"),
+            "passed": info.get("passed"),
+            "pass_rate": info.get("pass_rate"),
+            "verdicts": info.get("verdicts"),
+        })
+        write_summary(run, summary)
+        if echo:
+            echo(f"  {pid}: hidden {info.get('passed')}/{info.get('cases')} passed "
+                 f"(visible {summary.get('visible_passed')}/{summary['visible']['cases']})")
+    row_out = dict(row)
+    row_out["ledger_written"] = written
+    return row_out
