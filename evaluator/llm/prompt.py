@@ -74,7 +74,7 @@ def _environment(directory: str) -> Environment:
     )
 
 
-def _render(template: str, values: dict[str, object], directory: Path | None) -> str:
+def render_template(template: str, values: dict[str, object], directory: Path | None) -> str:
     env = _environment(str(directory or templates_dir()))
     try:
         return env.get_template(template).render(**values)
@@ -89,13 +89,13 @@ def _mask(names: tuple[str, ...]) -> dict[str, str]:
 
 def template_hash(variant: Variant, directory: Path | None = None) -> str:
     """Hash of the frozen part: both templates rendered with every slot masked."""
-    skeleton = _render(variant.prompt_template, _mask(SLOT_NAMES), directory)
-    feedback = _render(variant.feedback_template, _mask(FEEDBACK_FIELDS), directory)
+    skeleton = render_template(variant.prompt_template, _mask(SLOT_NAMES), directory)
+    feedback = render_template(variant.feedback_template, _mask(FEEDBACK_FIELDS), directory)
     return sha256_text(skeleton + "\x00" + feedback)
 
 
 def render_prompt(variant: Variant, slots: Slots, directory: Path | None = None) -> Prompt:
-    text = _render(variant.prompt_template, slots.as_dict(), directory)
+    text = render_template(variant.prompt_template, slots.as_dict(), directory)
     return Prompt(text=text, variant=variant.name,
                   template_hash=template_hash(variant, directory), prompt_hash=sha256_text(text))
 
@@ -103,6 +103,6 @@ def render_prompt(variant: Variant, slots: Slots, directory: Path | None = None)
 def render_feedback(variant: Variant, *, attempt: int, max_attempts: int, outcome: str,
                     validation: str = "", stderr: str = "", stdout: str = "",
                     directory: Path | None = None) -> str:
-    return _render(variant.feedback_template,
+    return render_template(variant.feedback_template,
                    {"attempt": attempt, "max_attempts": max_attempts, "outcome": outcome,
                     "validation": validation, "stderr": stderr, "stdout": stdout}, directory)

@@ -22,8 +22,7 @@ from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
 
 # One prompt environment for both tracks (StrictUndefined, no escaping: plain text for a model).
-from evaluator.llm.prompt import Prompt, Variant, sha256_text
-from evaluator.llm.prompt import _render as render_template
+from evaluator.llm.prompt import Prompt, Variant, render_template, sha256_text
 
 REPAIR_TEMPLATE = "prompts/code_repair_v1.md.j2"
 VARIANTS = (
