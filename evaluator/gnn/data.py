@@ -16,6 +16,7 @@ naming the file when an id is unknown.
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,10 +100,17 @@ def holdout(idx: np.ndarray, y: np.ndarray, fraction: float,
     return a, ya, b, yb
 
 
-def write_predictions(path: Path, ids: np.ndarray, target: str, values: np.ndarray,
-                      *, id_column: str = ID, float_format: str | None = None) -> None:
-    """The submission CSV: id column + one target column, LF line ends."""
+def write_predictions(path: Path, ids: np.ndarray, target: str | Sequence[str],
+                      values: np.ndarray, *, id_column: str = ID,
+                      float_format: str | None = None) -> None:
+    """The submission CSV: id column + the target column(s), LF line ends. With several
+    targets, `values` has one column per target, in the order of `target`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({id_column: ids, target: values}).to_csv(
+    if isinstance(target, str):
+        columns = {target: values}
+    else:
+        table = np.asarray(values).reshape(len(ids), len(target))
+        columns = {name: table[:, i] for i, name in enumerate(target)}
+    pd.DataFrame({id_column: ids, **columns}).to_csv(
         path, index=False, lineterminator="\n", float_format=float_format)

@@ -9,6 +9,8 @@ the test ratings relate to the public ones.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from sklearn.metrics import f1_score
@@ -16,6 +18,16 @@ from sklearn.metrics import f1_score
 HISTORY_FEATURES = ("log_out_degree", "log_in_degree", "mean_rating_given",
                     "mean_rating_received", "share_negative_given", "share_negative_received",
                     "seen")
+
+
+def read_ratings(data: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.Index]:
+    """(public ratings in time order, test ratings, users). The users are everyone who rates or
+    is rated in either file, sorted, so test-only users get a row (with zero history)."""
+    train = pd.read_csv(Path(data) / "train_edges.csv")
+    test = pd.read_csv(Path(data) / "test_edges.csv")
+    users = pd.Index(np.unique(np.concatenate([train[["src", "dst"]].to_numpy().ravel(),
+                                               test[["src", "dst"]].to_numpy().ravel()])))
+    return train, test, users
 
 
 def time_slices(frame: pd.DataFrame, *fractions: float) -> list[pd.DataFrame]:
