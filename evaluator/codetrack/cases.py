@@ -399,11 +399,14 @@ def generate_case(
         salt = problem.id if attempt == 0 else f"{problem.id}~{attempt}"
         seed = case_seed(base_seed, salt, category, subcategory, index)
         n = sample_n(seed)
-        G = generate_graph(category, subcategory, problem.directed, n, seed)
-        if G is None:
+        try:
+            G = generate_graph(category, subcategory, problem.directed, n, seed)
+            args = None if G is None else problem.build_case(G, random.Random(f"build|{seed}"))
+        except Exception as exc:  # a generator bug on one draw: report it, draw again
+            reasons.append(f"seed {seed} (n={n}): drawing the case raised "
+                           f"{type(exc).__name__}: {exc}")
             continue
-        args = problem.build_case(G, random.Random(f"build|{seed}"))
-        if args is None:
+        if G is None or args is None:
             continue
         started = time.perf_counter()
         try:
@@ -460,7 +463,7 @@ def _generate_problem(
                     continue
                 writer.write(case)
                 written += 1
-    return {"cases": written, "cells": cells, "short": short, "reference_errors": errors[:20]}
+    return {"cases": written, "cells": cells, "short": short, "draw_errors": errors[:20]}
 
 
 def generate_case_set(
@@ -534,7 +537,7 @@ def _record(dest: Path, manifest: dict[str, Any], problem: Problem,
             f"{MAX_ATTEMPTS} attempts ({summary['short']})",
             stacklevel=3,
         )
-    for reason in summary["reference_errors"]:
+    for reason in summary["draw_errors"]:
         warnings.warn(f"{problem.id}: {reason}", stacklevel=3)
     manifest["problems"][problem.id] = {
         "direction": "directed" if problem.directed else "undirected",
