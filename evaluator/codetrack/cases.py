@@ -512,8 +512,8 @@ def generate_case_set(
             "total": 0,
         }
     (dest / "cases").mkdir(parents=True, exist_ok=True)
-    todo = [p for p in chosen if p.id not in manifest["problems"]]
-    layout = make_plan(plan, todo, per_cell)
+    missing = [p for p in chosen if p.id not in manifest["problems"]]
+    layout = make_plan(plan, missing, per_cell)
     order = sorted(layout, key=lambda pid: -sum(layout[pid].values()))
     calls = [(pid, layout[pid], base_seed, str(dest / "cases" / f"{pid}.jsonl.gz"))
              for pid in order]
