@@ -4,6 +4,7 @@ Each molecule becomes one row: the sums of its node features (counts of each ato
 aromatic and ring atoms, of hydrogens, total degree...) and its atom count. Bonds and topology
 are ignored, so the gap to baseline/gnn.py is what the graph adds.
 Run from the competition folder:  python baseline/nongraph.py --data data --out predictions.csv
+Features and fitting: evaluator/gnn/graphdata.py and evaluator/gnn/tabular.py.
 """
 
 from __future__ import annotations
@@ -14,43 +15,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 from sklearn.linear_model import RidgeCV  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import write_predictions  # noqa: E402
+from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
+from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.tabular import fit_on_pooled_features  # noqa: E402
 
-ID = "graph_id"
 TARGETS = ["log_solubility", "mol_weight", "polar_surface_area"]
-
-
-def pooled_features(data: Path) -> pd.DataFrame:
-    """Per graph: sum of every node feature + number of atoms (a bag of atoms)."""
-    nodes = pd.read_csv(data / "nodes.csv")
-    features = nodes.drop(columns=["node"]).groupby(ID).sum()
-    features["num_atoms"] = nodes.groupby(ID).size()
-    return features
+ALPHAS = np.logspace(-3, 3, 13)  # RidgeCV picks one by efficient leave-one-out CV
 
 
 def main() -> None:
     args = baseline_args(__doc__.splitlines()[0])
     seed_everything()
-    x = pooled_features(args.data)
-    train = pd.read_csv(args.data / "train_labels.csv")
-    test_ids = pd.read_csv(args.data / "test_ids.csv")[ID].to_numpy()
-    if args.smoke:
-        train = train.iloc[np.random.default_rng(SEED).permutation(len(train))[:150]]
-    with Stopwatch() as clock:
-        model = make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-3, 3, 13)))
-        model.fit(x.loc[train[ID]].to_numpy(), train[TARGETS].to_numpy())
-    pred = model.predict(x.loc[test_ids].to_numpy()).reshape(len(test_ids), len(TARGETS))
-    out = pd.DataFrame(pred, columns=TARGETS)
-    out.insert(0, ID, test_ids)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    out.to_csv(args.out, index=False, float_format="%.6g")
+    model = make_pipeline(StandardScaler(), RidgeCV(alphas=ALPHAS))
+    run = fit_on_pooled_features(model, args.data, TARGETS, ["test_ids.csv"], smoke=args.smoke)
+    write_predictions(args.out, run.ids, TARGETS, run.predictions, id_column=GRAPH_ID,
+                      float_format="%.6g")
     report("ridge regression (alpha by leave-one-out CV) on summed atom features, no graph",
-           clock.minutes, gnn=False, smoke=args.smoke)
+           run.training_minutes, gnn=False, smoke=args.smoke)
 
 
 if __name__ == "__main__":
