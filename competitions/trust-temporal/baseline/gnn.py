@@ -29,7 +29,7 @@ from torch_geometric.nn import SAGEConv  # noqa: E402
 from evaluator.gnn.data import write_predictions  # noqa: E402
 from evaluator.gnn.models import edge_tensor  # noqa: E402
 from evaluator.gnn.runtime import Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.temporal import best_threshold, node_history, time_slices  # noqa: E402
+from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices  # noqa: E402
 from evaluator.gnn.train import class_weights, val_score  # noqa: E402
 
 HIDDEN, DROPOUT, LR, EPOCHS, PATIENCE = 64, 0.2, 0.01, 300, 50
@@ -75,10 +75,7 @@ class Snapshot:
 def main() -> None:
     args = baseline_args(__doc__.splitlines()[0])
     seed_everything()
-    train = pd.read_csv(args.data / "train_edges.csv")
-    test = pd.read_csv(args.data / "test_edges.csv")
-    users = pd.Index(np.unique(np.concatenate([train[["src", "dst"]].to_numpy().ravel(),
-                                               test[["src", "dst"]].to_numpy().ravel()])))
+    train, test, users = read_ratings(args.data)
     history, fit, val = time_slices(train, 0.8, 0.95)
     snap = Snapshot(history, users)
     fit_pairs, val_pairs = snap.pairs(fit), snap.pairs(val)

@@ -22,7 +22,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from evaluator.gnn.data import write_predictions  # noqa: E402
 from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.temporal import best_threshold, node_history, time_slices  # noqa: E402
+from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices  # noqa: E402
 
 
 def edge_features(feats: np.ndarray, users: pd.Index, edges: pd.DataFrame) -> np.ndarray:
@@ -33,10 +33,7 @@ def edge_features(feats: np.ndarray, users: pd.Index, edges: pd.DataFrame) -> np
 def main() -> None:
     args = baseline_args(__doc__.splitlines()[0])
     seed_everything()
-    train = pd.read_csv(args.data / "train_edges.csv")
-    test = pd.read_csv(args.data / "test_edges.csv")
-    users = pd.Index(np.unique(np.concatenate([train[["src", "dst"]].to_numpy().ravel(),
-                                               test[["src", "dst"]].to_numpy().ravel()])))
+    train, test, users = read_ratings(args.data)
     history, fit, val = time_slices(train, 0.8, 0.95)
     feats = node_history(history, users)
     with Stopwatch() as clock:
