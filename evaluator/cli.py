@@ -27,6 +27,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.llm",
     "evaluator.commands.code",
     "evaluator.commands.code_llm",
+    "evaluator.commands.ci_code",
 )
 
 

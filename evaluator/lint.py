@@ -34,6 +34,11 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
                      max_public_bytes: int = MAX_PUBLIC_BYTES) -> list[str]:
     """All problems found in one competition folder (empty list = clean)."""
     folder = Path(folder)
+    from evaluator.codetrack.board import code_board_of, lint_code_folder
+
+    board = code_board_of(folder)
+    if board is not None:  # a code-track folder: README + submissions layout, no spec
+        return lint_code_folder(folder, board)
     try:
         spec = load_spec(folder)
     except GnncbError as err:

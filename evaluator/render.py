@@ -108,10 +108,18 @@ def index_page(specs: list[CompetitionSpec], rows: list[dict[str, Any]]) -> str:
 
 def write_leaderboards(specs: list[CompetitionSpec], rows: list[dict[str, Any]],
                        out_dir: Path) -> list[Path]:
-    """Render every competition page and the index; returns the paths written."""
+    """Render every competition page and the index; returns the paths written.
+
+    Code-track boards (evaluator.codetrack.board) may be passed among `specs`; a board the
+    ledger has rows for is added even when not passed, so its rows never make this fail.
+    """
+    from evaluator.codetrack.board import board_page, boards_for, is_board
+
+    boards = boards_for(specs, rows)
+    specs = [s for s in specs if not is_board(s)]
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    slugs = {s.slug for s in specs}
+    slugs = {s.slug for s in specs} | {b.slug for b in boards}
     unknown = sorted({r["slug"] for r in rows if r.get("slug") and r["slug"] not in slugs})
     if unknown:
         raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
@@ -120,7 +128,11 @@ def write_leaderboards(specs: list[CompetitionSpec], rows: list[dict[str, Any]],
         path = out_dir / f"{spec.slug}.md"
         path.write_text(competition_page(spec, rows), encoding="utf-8")
         written.append(path)
+    for board in boards:
+        path = out_dir / f"{board.slug}.md"
+        path.write_text(board_page(board, rows), encoding="utf-8")
+        written.append(path)
     index = out_dir / "README.md"
-    index.write_text(index_page(specs, rows), encoding="utf-8")
+    index.write_text(index_page([*specs, *boards], rows), encoding="utf-8")
     written.append(index)
     return written

@@ -28,9 +28,12 @@ def envelopes_dir(root: Path) -> Path:
     return Path(root) / "leaderboard" / "envelopes"
 
 
-def all_specs(root: Path) -> list[CompetitionSpec]:
+def all_specs(root: Path) -> list[Any]:
+    """Every competition spec, plus the code-track boards whose folder exists."""
+    from evaluator.codetrack.board import boards_in
+
     return [load_spec(p.parent) for p in sorted((Path(root) / "competitions").glob(
-        "*/competition.yaml"))]
+        "*/competition.yaml"))] + boards_in(Path(root) / "competitions")
 
 
 def store_envelope(root: Path, sealed: bytes) -> Path:

@@ -22,6 +22,7 @@ from evaluator.ci.fetch import HeadMoved, fetch_submission
 from evaluator.ci.policy import PolicyRejection, check_pr_files
 from evaluator.ci.record import ledger_path
 from evaluator.ci.result import ACCEPTED, REJECTED, SKIPPED, ProblemItem, Result
+from evaluator.codetrack.board import BOARDS, only_code_track
 from evaluator.errors import ConfigError, Rejection
 from evaluator.github import GitHubClient, PullInfo
 from evaluator.ledger import SUBMISSION, Ledger
@@ -90,6 +91,7 @@ def _decide(client: GitHubClient, number: int, root: Path, load_keys: KeyLoader,
     ledger = ReadOnlyLedger(ledger_path(root))
     rows = ledger.rows()
     recorded = next((r for r in rows if r["type"] == SUBMISSION and r.get("pr") == number
+                     and r["slug"] not in BOARDS  # code-track rows: evaluate-code.yml's
                      and r["participant"].lower() == pull.author_login.lower()
                      and r.get("participant_id") == pull.author_id), None)
     if recorded is not None:  # an earlier run committed the row but did not get to answer
@@ -107,6 +109,9 @@ def _decide(client: GitHubClient, number: int, root: Path, load_keys: KeyLoader,
         if client.pull(number).head_sha != pull.head_sha:
             raise HeadMoved(f"pull request #{number} was updated while it was being read; the "
                             "run for the new commit evaluates it")
+        if only_code_track(p for f in files for p in (f.filename, f.previous_filename)):
+            return Result(**base, status=SKIPPED, code="code-track",
+                          reason="a code-track submission; evaluate-code.yml judges it")
         sub = check_pr_files(files, pull.author_login, competition_exists=competition_exists(root),
                              total_files=pull.changed_files)
         slug = sub.slug

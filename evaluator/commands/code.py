@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evaluator.cli import GROUPS
 from evaluator.errors import ConfigError, GnncbError, Rejection
 
 ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
@@ -24,6 +25,7 @@ ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("code", help="graph-coding track: generate cases, judge, report")
     cs = p.add_subparsers(dest="code_command", metavar="ACTION", required=True)
+    GROUPS["code"] = cs
 
     ls = cs.add_parser("problems", help="list the problems (id, direction, concept, difficulty)")
     ls.set_defaults(func=cmd_problems)

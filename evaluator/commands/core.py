@@ -184,9 +184,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def load_all_specs(root: Path) -> list[Any]:
+    from evaluator.codetrack.board import boards_in
     from evaluator.spec import load_spec
 
-    return [load_spec(p.parent) for p in sorted(root.glob("*/competition.yaml"))]
+    return [load_spec(p.parent) for p in sorted(root.glob("*/competition.yaml"))] + boards_in(root)
 
 
 def cmd_leaderboard_render(args: argparse.Namespace) -> int:
