@@ -287,6 +287,9 @@ def parse_code_metadata(data: bytes | None, author: str,
         raw = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise Rejection(f"{filename} is not valid JSON: {err}", code="invalid-metadata") from None
+    except RecursionError:  # the decoder recurses per nesting level
+        raise Rejection(f"{filename} is nested too deeply; it is a flat object",
+                        code="invalid-metadata") from None
     if not isinstance(raw, dict):
         raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
     try:
