@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from evaluator.ci.code import CodeResult, publish_code_result, read_code_result
+from evaluator.ci.code import CodeResult, judge_code_pr, publish_code_result, read_code_result
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.cli import main
 from evaluator.codetrack.cases import seed_from_digest
@@ -154,3 +154,22 @@ def test_cli_score_then_publish(code_arena: Arena, fake: FakeGitHub, tmp_path,
                  "--result", str(out), "--branch", "main"]) == 0
     assert [r["participant"] for r in code_arena.rows()] == ["frank"]
     assert fake.pulls[37]["state"] == "closed"
+
+
+def test_solutions_see_neither_the_token_nor_the_repository(
+        code_arena: Arena, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge process holds GITHUB_TOKEN and the checkout; the sandboxed solution must not."""
+    monkeypatch.setenv("GITHUB_TOKEN", READ_TOKEN)
+    root = code_arena.clone("judge-root")
+    probe = (
+        "import os\n"
+        f"SEEN = bool(os.environ.get('GITHUB_TOKEN')) or os.path.exists({str(root)!r})"
+        f" or os.path.exists({str(root / 'leaderboard')!r})\n"
+    ).encode() + LC997.replace(b"        score = [0] * n", b"        if SEEN:\n"
+                               b"            return -7\n        score = [0] * n")
+    fake.open_pr(38, "gina", code_files("gina", {"lc997": probe}))
+    result = judge_code_pr(client(fake, READ_TOKEN), 38, root=root, bot_login=BOT_LOGIN,
+                           per_cell=1, jobs=1)
+    assert result.status == "accepted", result.reason
+    per = result.row["per_problem"]["lc997"]
+    assert per["passed"] == per["cases"] > 0  # the probe saw nothing, so every answer is right
