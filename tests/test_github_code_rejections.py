@@ -207,3 +207,24 @@ def test_metadata_json_is_parsed_as_data(code_arena: Arena, fake: FakeGitHub) ->
     big = json.dumps({"entrant": "human", "method": "x" * 5000}).encode()
     fake.open_pr(25, "alice", {**code_files("alice"), f"{OWN}/metadata.json": big})
     assert run_judge(code_arena, fake, 25, judge=never_judge).code == "too-large"
+
+
+def test_judge_refuses_to_run_code_without_full_isolation(
+        code_arena: Arena, fake: FakeGitHub, tmp_path, monkeypatch: pytest.MonkeyPatch,
+        capsys) -> None:
+    """A runner that cannot isolate fails the job (exit 2, no verdict, nothing recorded) rather
+    than run participant code unsandboxed."""
+    from evaluator import sandbox
+    from evaluator.cli import main
+
+    monkeypatch.setattr(sandbox, "detect_isolation", lambda: sandbox.Isolation(
+        False, False, False, False, "none", detail="not running as root"))
+    fake.open_pr(26, "alice", code_files("alice"))
+    monkeypatch.setenv("GITHUB_TOKEN", READ_TOKEN)
+    out = tmp_path / "result.json"
+    code = main(["ci", "code", "score", "--repo", fake.full_name, "--pr", "26",
+                 "--api-url", fake.base_url, "--bot-login", BOT_LOGIN,
+                 "--root", str(code_arena.clone()), "--out", str(out)])
+    assert code == 2 and not out.exists()
+    assert "without full isolation" in capsys.readouterr().err
+    assert fake.writes() == [] and fake.bot_comments(26) == [] and code_arena.rows() == []
