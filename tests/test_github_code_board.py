@@ -180,6 +180,7 @@ FORGERIES = {
                                    "not fully sandboxed"),
     "baseline entrant": (lambda r: r.update(entrant="baseline"), "entrant"),
     "someone else's row": (lambda r: r.update(participant="bob"), "participant"),
+    "malformed counts": (lambda r: r["per_problem"].update(lc997=[1, 2]), "malformed row"),
 }
 
 

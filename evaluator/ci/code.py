@@ -385,6 +385,13 @@ class CodeResult(BaseModel):
 def check_row(row: Mapping[str, Any], board: CodeBoard) -> None:
     """Plausibility of a judged row, checkable without running anything: the seed is the
     digest's, the counts add up over the planned cases, the judge ran fully isolated."""
+    try:
+        _check_row(row, board)
+    except (KeyError, TypeError, AttributeError) as err:  # a malformed (forged) row
+        raise ValueError(f"malformed row: {type(err).__name__}: {err}") from None
+
+
+def _check_row(row: Mapping[str, Any], board: CodeBoard) -> None:
     from evaluator.codetrack.cases import make_plan, seed_from_digest
     from evaluator.codetrack.problem import all_problems
 
@@ -462,7 +469,8 @@ def sandbox_judge(sources: Mapping[str, bytes], *, participant: str, meta: CodeM
             (folder / name).write_bytes(data)
         args = parser.parse_args([
             "code", "submit-score", "--solutions", str(folder), "--participant", participant,
-            "--entrant", meta.entrant, "--method", meta.method, "--model", meta.model,
+            # `--opt=value`: a method such as "--help" stays a value, never an option
+            f"--entrant={meta.entrant}", f"--method={meta.method}", f"--model={meta.model}",
             "--pr", str(pr), "--per-cell", str(per_cell), "--jobs", str(jobs),
             "--no-memory", "--require-sandbox", "--out", str(Path(tmp) / "run")])
         row = score_submission(args)
