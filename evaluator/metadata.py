@@ -88,6 +88,8 @@ def parse_metadata(data: bytes, *, filename: str = "metadata.json") -> Metadata:
         raw = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise Rejection(f"{filename} is not valid JSON: {err}", code="invalid-metadata") from None
+    except RecursionError:
+        raise Rejection(f"{filename} is nested too deeply", code="invalid-metadata") from None
     if not isinstance(raw, dict):
         raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
     try:

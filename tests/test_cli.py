@@ -286,3 +286,11 @@ def test_demo_refuses_non_empty_workdir(tmp_path, capsys):
     (tmp_path / "x").write_text("keep me")
     code, out, _ = run(["demo", "--workdir", tmp_path], capsys)
     assert code == 2 and (tmp_path / "x").read_text() == "keep me"
+
+
+def test_deeply_nested_metadata_is_a_rejection_not_a_crash():
+    from evaluator.errors import Rejection
+    from evaluator.metadata import parse_metadata
+
+    with pytest.raises(Rejection, match="nested too deeply"):
+        parse_metadata(b"[" * 5000 + b"]" * 5000)

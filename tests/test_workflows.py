@@ -222,7 +222,8 @@ def evaluate() -> dict[str, Any]:
 
 def test_evaluate_triggers_on_submission_paths_only(evaluate: dict[str, Any]) -> None:
     on = evaluate.get("on", evaluate.get(True))
-    assert on["pull_request_target"]["paths"] == ["competitions/*/submissions/**"]
+    assert on["pull_request_target"]["paths"] == ["competitions/*/submissions/**",
+                                                  "!competitions/graph-coding/**"]
     assert evaluate["permissions"] == {}
 
 
