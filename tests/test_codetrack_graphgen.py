@@ -190,3 +190,21 @@ def test_graph_stats_on_a_known_graph():
     assert stats["components"] == 2 and not stats["connected"]
     assert stats["has_cycle"]
     assert not graph_stats(nx.path_graph(5))["has_cycle"]
+
+
+def test_regular_disconnected_fits_its_blocks_for_every_small_n():
+    """Regression: an odd degree needs even-sized blocks, so 22 nodes hold at most two blocks
+    of >= 7 (rounded up to 8); the generator used to ask for three and raised "cannot split 22
+    nodes into 3 parts of >= 7" (lc1782's draw with seed 2039513332198700935)."""
+    seed = 2039513332198700935
+    assert sample_n(seed) == 22
+    G = generate_graph("regular", "disconnected", False, 22, seed)
+    assert holds("disconnected", G) and len({d for _, d in G.degree()}) == 1
+    for n in range(N_MIN, 61):
+        for s in range(8):
+            for directed in (False, True):
+                seed = case_seed(3, "regular-blocks", "regular", "disconnected", n * 100 + s)
+                R = generate_graph("regular", "disconnected", directed, n, seed)
+                assert holds("disconnected", R), (n, seed, directed)
+                degrees = R.out_degree() if directed else R.degree()
+                assert len({d for _, d in degrees}) == 1, (n, seed, directed)

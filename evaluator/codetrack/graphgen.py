@@ -190,7 +190,10 @@ def _split_sizes(n: int, k: int, rng: random.Random, min_size: int, even: bool =
 
 def _parts(n: int, rng: random.Random, min_size: int, max_parts: int = 4, even: bool = False):
     """Node ranges of a random split into 2..max_parts blocks for disconnected graphs."""
-    k = rng.randint(2, max(2, min(max_parts, n // min_size)))
+    # With even parts the smallest block is min_size rounded up to even; counting parts with
+    # the unrounded size once asked for 3 blocks of >= 7 (really 8) nodes out of 22.
+    smallest = -(-min_size // 2) * 2 if even else min_size
+    k = rng.randint(2, max(2, min(max_parts, n // smallest)))
     sizes = _split_sizes(n, k, rng, min_size, even)
     start, blocks = 0, []
     for size in sizes:
