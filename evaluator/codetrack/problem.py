@@ -48,6 +48,22 @@ Difficulty = Literal["easy", "medium", "hard"]
 CaseBuilder = Callable[[nx.Graph, random.Random], "dict[str, Any] | None"]
 
 
+class NoTrueAnswer(ValueError):
+    """Raised by a problem's `published_truth` when an input has no true answer to judge by.
+
+    `kind` names why, for the importer's per-class counts: "no answer" (none exists, e.g. a
+    disconnected graph for a reachability minimum), "infeasible", or "not computed" (an answer
+    exists but no exact method is known here). `upper_bound`, for minimisation problems, is the
+    value of some valid answer: a label above it is provably not the minimum.
+    """
+
+    def __init__(self, kind: str, reason: str, upper_bound: int | None = None) -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
+        self.reason = reason
+        self.upper_bound = upper_bound
+
+
 @dataclass(frozen=True)
 class Problem:
     """Everything the platform knows about one coding problem."""
@@ -75,8 +91,15 @@ class Problem:
     notes: str = ""
     # True when the arguments satisfy the statement's input contract (None = always)
     in_contract: Callable[[Mapping[str, Any]], bool] | None = None
-    # repairs a published case's arguments into our contract (e.g. 1-based -> 0-based ids)
+    # reads a published case's fields into our arguments (implicit arguments, index base);
+    # includes repair_published when the problem has one
     adapt_published: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # the part of adapt_published that undoes a known upstream defect of the stored input
+    # (the repaired input is the one upstream labelled); cases it fixes count as repaired
+    repair_published: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # the true answer on an out-of-contract published input where the statement defines none
+    # (e.g. the true minimum on a non-tree); raises NoTrueAnswer when there is none to give
+    published_truth: Callable[[Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.concept not in CONCEPTS:
@@ -86,6 +109,8 @@ class Problem:
 
 
 _REGISTRY: dict[str, Problem] = {}
+# optional module functions of a problem module, attached onto its record by `all_problems`
+MODULE_HOOKS = ("in_contract", "adapt_published", "repair_published", "published_truth")
 
 
 def register(problem: Problem) -> Problem:
@@ -104,9 +129,9 @@ def all_problems() -> dict[str, Problem]:
         module = importlib.import_module(info.name)
         problem = getattr(module, "PROBLEM", None)
         if isinstance(problem, Problem):
-            # problem modules define `in_contract` / `adapt_published` as module functions;
-            # attach them so every caller finds them on the record
-            hooks = {name: getattr(module, name) for name in ("in_contract", "adapt_published")
+            # problem modules define these hooks as module functions; attach them so every
+            # caller finds them on the record
+            hooks = {name: getattr(module, name) for name in MODULE_HOOKS
                      if getattr(problem, name) is None and callable(getattr(module, name, None))}
             if hooks:
                 _REGISTRY[problem.id] = dataclasses.replace(problem, **hooks)

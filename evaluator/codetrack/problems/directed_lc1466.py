@@ -9,11 +9,13 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     arc_list,
     is_oriented_tree,
+    min_reversals_from,
+    pairs_in_range,
     skip_subcategories,
     spanning_tree_arcs,
 )
@@ -60,6 +62,20 @@ def min_reorder(n: int, connections: list[list[int]]) -> int:
 
 def in_contract(args: Mapping[str, Any]) -> bool:
     return is_oriented_tree(args["n"], args["connections"])
+
+
+def published_truth(args: Mapping[str, Any]) -> int:
+    """The statement's question on any road network (no published case is a tree): the fewest
+    flips so every city reaches 0, i.e. so city 0 reaches every city once all roads are
+    reversed. The tree walk of the reference is exact only on trees."""
+    n, roads = args["n"], args["connections"]
+    if not pairs_in_range(n, roads) or n < 1:
+        raise NoTrueAnswer("no answer", "road ends outside 0..n-1")
+    (flips,) = min_reversals_from(n, [(b, a) for a, b in roads], [0])
+    if flips is None:
+        raise NoTrueAnswer("no answer", "the roads do not connect all cities, so some city "
+                           "cannot reach city 0 whatever is flipped")
+    return flips
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:

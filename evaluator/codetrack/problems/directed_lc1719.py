@@ -19,8 +19,9 @@ from evaluator.codetrack.problems.directed_common import (
 )
 
 STATEMENT = """\
-`pairs` is a list of distinct pairs `[x, y]` of positive integers with `x < y`. The nodes are
-the integers that occur in some pair.
+`pairs` is a list of pairs `[x, y]` of two different positive integers. A pair says only that
+`x` and `y` belong together: `[x, y]` and `[y, x]` mean the same, and the list may hold both or
+repeat a pair. The nodes are the integers that occur in some pair.
 
 Count the rooted trees whose node set is exactly these nodes and in which two different nodes
 appear together in a pair if and only if one of them is an ancestor of the other (the root is
@@ -73,14 +74,16 @@ def check_ways(pairs: list[list[int]]) -> int:
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
+    """Non-empty pairs of two different positive integers, in either order (the spec's
+    semantics: the published */cyclic cells list some pairs both ways round)."""
     pairs = args["pairs"]
     if not isinstance(pairs, list) or not pairs:
         return False
-    ok = all(
-        isinstance(p, list) and len(p) == 2 and all(is_int(x) and x >= 1 for x in p) and p[0] < p[1]
+    return all(
+        isinstance(p, list) and len(p) == 2 and all(is_int(x) and x >= 1 for x in p)
+        and p[0] != p[1]
         for p in pairs
     )
-    return ok and len({tuple(p) for p in pairs}) == len(pairs)
 
 
 def _rooted_tree(D: nx.DiGraph, rng: random.Random) -> dict[int, int]:
@@ -145,7 +148,7 @@ PROBLEM = register(
         concept="graph construction",
         difficulty="hard",
         directed=True,
-        input_contract="distinct pairs [x, y] of positive integers with x < y",
+        input_contract="pairs [x, y] of two different positive integers, in either order",
         reference=check_ways,
         checker=exact,
         build_case=build_case,

@@ -9,11 +9,13 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     arc_list,
     is_oriented_tree,
+    min_reversals_from,
+    pairs_in_range,
     skip_subcategories,
     spanning_tree_arcs,
 )
@@ -67,6 +69,20 @@ def min_edge_reversals(n: int, edges: list[list[int]]) -> list[int]:
 
 def in_contract(args: Mapping[str, Any]) -> bool:
     return is_oriented_tree(args["n"], args["edges"])
+
+
+def published_truth(args: Mapping[str, Any]) -> list[int]:
+    """The statement's question on any digraph (no published case is a tree): per root, a
+    minimum arborescence where reversing an arc costs 1. The rerooting formula of the
+    reference counts arcs of one spanning tree and is exact only on trees."""
+    n, arcs = args["n"], args["edges"]
+    if not pairs_in_range(n, arcs) or n < 1:
+        raise NoTrueAnswer("no answer", "arc ends outside 0..n-1")
+    answer = min_reversals_from(n, arcs, range(n))
+    if answer[0] is None:
+        raise NoTrueAnswer("no answer", "the graph is not weakly connected, so no node can "
+                           "reach every other whatever is reversed")
+    return answer
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:

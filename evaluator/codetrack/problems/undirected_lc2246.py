@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 import string
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -92,6 +93,108 @@ def in_contract(args: Mapping[str, Any]) -> bool:
         for v in path:
             state[v] = 1
     return True
+
+
+def published_truth(args: Mapping[str, Any]) -> int:
+    """The statement's question on the graph the parent links form (702 published arrays are
+    not trees: most nodes point into cycles, some cells hold extra -1 roots).
+
+    Only links between different letters can be walked, so keep those. Every node adds at most
+    one link, so each component is a tree or has exactly one cycle; a simple path uses at most
+    all but one cycle link, which gives the longest path in closed form per component.
+    """
+    parent, s = args["parent"], args["s"]
+    n = len(parent)
+    if len(s) != n or not all(type(p) is int for p in parent):
+        raise NoTrueAnswer("no answer", "parent and s differ in length or hold non-integers")
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for i, p in enumerate(parent):
+        if 0 <= p < n and p != i and s[p] != s[i]:
+            adj[i].add(p)
+            adj[p].add(i)
+    best, seen = 1 if n else 0, [False] * n
+    for start in range(n):
+        if not seen[start]:
+            best = max(best, _longest_in_component(adj, start, seen))
+    return best
+
+
+def _longest_in_component(adj: list[set[int]], start: int, seen: list[bool]) -> int:
+    """Nodes on the longest simple path of the component of `start` (a tree or unicyclic)."""
+    members, queue = [start], deque([start])
+    seen[start] = True
+    while queue:
+        for v in adj[queue.popleft()]:
+            if not seen[v]:
+                seen[v] = True
+                members.append(v)
+                queue.append(v)
+    cycle = _cycle(adj, members)
+    on_cycle = set(cycle)
+    # depth (nodes) of the tree hanging from each cycle node, and the best path inside it
+    best, depth = 1, {}
+    roots = cycle or [members[0]]
+    for root in roots:
+        down, inner = _hanging(adj, root, on_cycle)
+        depth[root] = down
+        best = max(best, inner)
+    k = len(cycle)
+    for i in range(k):
+        for j in range(i + 1, k):
+            around = max(j - i, k - (j - i))  # the longer way round: cycle links used
+            best = max(best, depth[cycle[i]] + depth[cycle[j]] + around - 1)
+    return best
+
+
+def _cycle(adj: list[set[int]], members: list[int]) -> list[int]:
+    """The cycle of a unicyclic component, in order ([] for a tree): strip leaves repeatedly."""
+    links = sum(len(adj[u]) for u in members) // 2
+    if links < len(members):
+        return []
+    degree = {u: len(adj[u]) for u in members}
+    leaves = deque(u for u in members if degree[u] <= 1)
+    while leaves:
+        u = leaves.popleft()
+        degree[u] = 0
+        for v in adj[u]:
+            if degree[v] > 1:
+                degree[v] -= 1
+                if degree[v] == 1:
+                    leaves.append(v)
+    ring = {u for u in members if degree[u] >= 2}
+    first = min(ring)
+    order, prev, u = [first], None, first
+    while True:
+        nxt = next(v for v in sorted(adj[u]) if v in ring and v != prev)
+        if nxt == first:
+            return order
+        order.append(nxt)
+        prev, u = u, nxt
+
+
+def _hanging(adj: list[set[int]], root: int, blocked: set[int]) -> tuple[int, int]:
+    """(longest downward chain from `root`, longest path) in nodes, within the tree hanging
+    from `root` when the nodes of `blocked` other than `root` are cut off."""
+    parent, order = {root: -1}, [root]
+    for u in order:  # breadth-first; `order` grows while iterating
+        for v in adj[u]:
+            if v not in parent and v not in blocked:
+                parent[v] = u
+                order.append(v)
+    chain = dict.fromkeys(order, 1)
+    top2: dict[int, list[int]] = {u: [0, 0] for u in order}
+    for u in reversed(order):
+        first, second = top2[u]
+        chain[u] = 1 + first
+        p = parent[u]
+        if p != -1:
+            pair = top2[p]
+            if chain[u] > pair[0]:
+                pair[0], pair[1] = chain[u], pair[0]
+            elif chain[u] > pair[1]:
+                pair[1] = chain[u]
+    best = max(1 + a + b for a, b in top2.values())
+    return chain[root], best
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:

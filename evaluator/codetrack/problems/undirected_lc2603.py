@@ -10,12 +10,14 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
     adjacency,
+    bfs_tree,
     edge_list,
+    ids_in_range,
     is_tree,
     relabel,
 )
@@ -81,6 +83,67 @@ def in_contract(args: Mapping[str, Any]) -> bool:
     """A tree on `0..len(coins)-1` with 0/1 coins."""
     coins = args["coins"]
     return all(c in (0, 1) for c in coins) and is_tree(len(coins), args["edges"])
+
+
+TREE_ROOTS = 8  # spanning trees tried per graph for the upper bound (highest degrees first)
+
+
+def published_truth(args: Mapping[str, Any]) -> int:
+    """The statement's question on a graph with cycles (586 published inputs are not trees).
+
+    Coins in two components: no closed walk collects them (infeasible). Otherwise the exact
+    minimum is known here only when the coins' component is a tree (the reference's method),
+    or the minimum is 0 (one node sees every coin) or 2 (no node does, and some walk of 2
+    moves collects them all); for the rest, the shortest closed walk on a graph
+    is a travelling-salesman-like search, so NoTrueAnswer carries the best walk found as an
+    upper bound: a label above it is provably not the minimum.
+    """
+    coins, edges = args["coins"], args["edges"]
+    n = len(coins)
+    if not ids_in_range(n, edges) or any(c not in (0, 1) for c in coins):
+        raise NoTrueAnswer("no answer", "edge ends outside 0..n-1 or coins other than 0/1")
+    adj = [sorted(set(nbrs) - {u}) for u, nbrs in enumerate(adjacency(n, edges))]
+    holders = [u for u in range(n) if coins[u]]
+    if not holders:
+        return 0
+    _, component = bfs_tree(n, [[u, v] for u in range(n) for v in adj[u] if u < v], holders[0])
+    inside = set(component)
+    if not all(u in inside for u in holders):
+        raise NoTrueAnswer("infeasible", "the coins lie in more than one connected component, "
+                           "so no closed walk collects them all")
+    seen_by = [0] * n  # how many coins each node sees within distance 2
+    for c in holders:
+        for u in {c, *adj[c], *(w for v in adj[c] for w in adj[v])}:
+            seen_by[u] += 1
+    if max(seen_by) == len(holders):
+        return 0
+    inner = [[u, v] for u in component for v in adj[u] if u < v]
+    if len(inner) == len(component) - 1:  # the coins' component is a tree: the tree method
+        return collect_the_coins(coins, inner)
+    bound = _walk_bound(coins, adj, component)
+    if bound == 2:
+        return 2
+    raise NoTrueAnswer(
+        "not computed",
+        f"the graph has cycles and no exact method is used; a closed walk of {bound} moves "
+        "collects every coin",
+        upper_bound=bound,
+    )
+
+
+def _walk_bound(coins: list[int], adj: list[list[int]], component: list[int]) -> int:
+    """Length of a valid closed walk: the tree method on a few spanning trees of the coins'
+    component (any spanning tree's walk is a walk of the graph), at best."""
+    n = len(coins)
+    edges = [[u, v] for u in component for v in adj[u] if u < v]
+    roots = sorted(component, key=lambda u: (-len(adj[u]), u))[:TREE_ROOTS]
+    best = None
+    for root in roots:
+        parent, order = bfs_tree(n, edges, root)
+        tree = [[parent[u], u] for u in order[1:]]
+        walk = collect_the_coins(coins, tree)
+        best = walk if best is None else min(best, walk)
+    return int(best or 0)
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
