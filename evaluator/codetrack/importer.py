@@ -118,39 +118,50 @@ def _reference(problem: Problem, args: Mapping[str, Any]) -> tuple[bool, Any, st
     return True, answer, ""
 
 
+def _contract(problem: Problem, args: dict[str, Any], published: dict[str, Any]) -> bool | None:
+    """The contract on the input as published (after repair): published values win over the
+    reading, which only fills in the arguments the data leaves implicit."""
+    if problem.in_contract is None:
+        return None
+    try:
+        return bool(problem.in_contract({**args, **published}))
+    except Exception:  # an input the predicate cannot even read is outside the contract
+        return False
+
+
+def _truth(problem: Problem, args: Mapping[str, Any], extension: bool,
+           reference: tuple[bool, Any, str]) -> tuple[bool, Any, str, int | None]:
+    """(has truth, truth, "<kind>: <why>" when none, upper bound): the reference's answer, or
+    `published_truth`'s on an out-of-contract input the statement defines no answer for."""
+    ref_ok, ref, ref_why = reference
+    if not extension or problem.published_truth is None:
+        return ref_ok, ref, ("" if ref_ok else f"{NO_ANSWER}: {ref_why}"), None
+    try:
+        return True, _json(problem.published_truth(args)), "", None
+    except NoTrueAnswer as exc:
+        return False, None, f"{exc.kind}: {exc.reason}", exc.upper_bound
+
+
 def assess(problem: Problem, raw: Mapping[str, Any], label: Any) -> Assessment:
-    """Read, repair and judge one published case against its label."""
+    """Read, repair and judge one published case against its label (module docstring)."""
     raw = dict(raw)
     repaired_input = problem.repair_published(dict(raw)) if problem.repair_published else raw
     args = problem.adapt_published(dict(raw)) if problem.adapt_published else raw
     label = _json(label)
-    contract: bool | None = None
-    if problem.in_contract is not None:
-        try:  # published values (after repair) win; the reading only fills in what is missing
-            contract = bool(problem.in_contract({**args, **repaired_input}))
-        except Exception:
-            contract = False
+    contract = _contract(problem, args, repaired_input)
 
     started = time.perf_counter()
-    ref_ok, ref, ref_why = _reference(problem, args)
+    reference = _reference(problem, args)
+    ref_ok, ref, _ = reference
     ref_seconds = round(time.perf_counter() - started, 6) if ref_ok else None
     agree_reference = ref_ok and _accepts(problem, args, ref, label)[0]
 
-    bound: int | None = None
     extension = contract is False and problem.published_truth is not None
-    if extension:
-        assert problem.published_truth is not None
-        try:
-            has_truth, truth, why = True, _json(problem.published_truth(args)), ""
-        except NoTrueAnswer as exc:
-            has_truth, truth, why, bound = False, None, f"{exc.kind}: {exc.reason}", exc.upper_bound
-    else:
-        has_truth, truth, why = ref_ok, ref, (f"{NO_ANSWER}: {ref_why}" if not ref_ok else "")
+    has_truth, truth, why, bound = _truth(problem, args, extension, reference)
+    agree, reason, reference_on_truth = False, "", None
     if has_truth:
         agree, reason = _accepts(problem, args, truth, label)
         reference_on_truth = ref_ok and _accepts(problem, args, truth, ref)[0]
-    else:
-        agree, reason, reference_on_truth = False, "", None
 
     # the same reading with the published values the repair changed put back
     unrepaired = {**args, **{k: v for k, v in raw.items() if repaired_input.get(k) != v}}
@@ -159,9 +170,9 @@ def assess(problem: Problem, raw: Mapping[str, Any], label: Any) -> Assessment:
         base_ok, base, _ = _reference(problem, unrepaired)
         agree_unrepaired = base_ok and _accepts(problem, unrepaired, base, label)[0]
 
+    outside = ("" if contract is not False
+               else f" (input outside the contract: {problem.input_contract})")
     kind, detail = "", ""
-    outside = "" if contract is not False else f" (input outside the contract: " \
-        f"{problem.input_contract})"
     if not has_truth:
         kind, _, detail = why.partition(": ")
         if bound is not None and isinstance(label, int) and label > bound:
