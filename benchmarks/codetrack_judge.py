@@ -144,7 +144,7 @@ def main() -> int:
               f"{', with memory pass' if args.memory else ''}")
         judged = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
                      if json.loads(line)["verdict"] is not None)
-        print(f"  references vs their own answers: {summary['passed']}/{judged} pass "
+        print(f"  references vs the truth (corrected view): {summary['passed']}/{judged} pass "
               f"({total - judged} cases have no valid answer); vs the published labels: "
               f"{published}/{total}")
         single = per_case_processes(case_set, problems, args.sample, args.jobs, config,

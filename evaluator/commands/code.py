@@ -316,19 +316,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import default_cache_dir
-    from evaluator.codetrack.importer import agreement_table, import_grapheval
+    from evaluator.codetrack.importer import agreement_lines, import_grapheval
 
     out = args.out or default_cache_dir() / "cases" / "grapheval36k"
     case_set = import_grapheval(args.path, out, problems=args.problems, jobs=args.jobs,
                                 force=args.force)
     print(f"imported {case_set.manifest['total']} cases into {case_set.path}")
-    print(f"{'problem':8s} {'cases':>6s} {'agree':>7s} {'in-contract':>12s}  flagged by class")
-    for row in agreement_table(case_set):
-        ic = (f"{row['in_contract_agree']}/{row['in_contract']}"
-              if row["in_contract"] is not None else "-")
-        flags = ", ".join(f"{k} {v}" for k, v in row["flags"].items()) or "-"
-        print(f"{row['problem']:8s} {row['cases']:6d} {100 * row['agreement']:6.1f}% "
-              f"{ic:>12s}  {flags}")
+    print("\n".join(agreement_lines(case_set)))
     return 0
 
 
