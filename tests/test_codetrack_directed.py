@@ -21,6 +21,7 @@ import pytest
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.graphgen import case_seed, generate_graph
 from evaluator.codetrack.problem import CATEGORIES, CONCEPTS, SUBCATEGORIES, Problem, all_problems
+from evaluator.codetrack.problems.directed_common import min_arborescence_cost
 from evaluator.codetrack.published import (
     PublishedDataWarning,
     iter_published_cases,
@@ -231,48 +232,9 @@ def test_published_labels_agree_as_the_spec_reports(pid):
     assert dict(disagree) == PUBLISHED[pid][4]
 
 
-def min_arborescence_cost(n: int, arcs: list[tuple[int, int, int]], root: int) -> int | None:
-    """Chu-Liu/Edmonds: cheapest set of arcs giving every node a path from `root`.
-
-    Our own implementation: NetworkX 3.6's `minimum_spanning_arborescence` fails to find an
-    arborescence on some inputs (e.g. a directed path with back arcs). Cross-checked against
-    brute force below.
-    """
-    inf = float("inf")
-    total = 0
-    edges = [(u, v, w) for u, v, w in arcs if u != v and v != root]
-    while True:
-        best_in, pre = [inf] * n, [-1] * n
-        for u, v, w in edges:
-            if w < best_in[v]:
-                best_in[v], pre[v] = w, u
-        if any(v != root and best_in[v] == inf for v in range(n)):
-            return None
-        best_in[root] = 0
-        comp, mark, count = [-1] * n, [-1] * n, 0
-        for v in range(n):
-            total += best_in[v]
-            x = v
-            while mark[x] != v and comp[x] == -1 and x != root:
-                mark[x] = v
-                x = pre[x]
-            if x != root and comp[x] == -1:  # closed a cycle at x: contract it
-                y = pre[x]
-                while y != x:
-                    comp[y] = count
-                    y = pre[y]
-                comp[x] = count
-                count += 1
-        if count == 0:
-            return int(total)
-        for v in range(n):
-            if comp[v] == -1:
-                comp[v] = count
-                count += 1
-        edges = [(comp[u], comp[v], w - best_in[v]) for u, v, w in edges if comp[u] != comp[v]]
-        n, root = count, comp[root]
-
-
+# The oracle below reuses directed_common's Edmonds (a copy here would share its bugs, not
+# catch them); what keeps it independent is the brute-force check of that Edmonds and the
+# different reduction (flips into a root, not the references' per-component reversals).
 def true_min_flips_into(n: int, arcs: list[list[int]], root: int) -> int | None:
     """Fewest reversals so every node reaches `root`: a minimum arborescence from `root` over
     the reversed arcs (cost 0) and the original arcs (cost 1, a flip)."""
