@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -130,6 +130,38 @@ def one_arc_per_node(
                 edges[u] = v
             break
     return edges
+
+
+# ----------------------------------------------------------------------------- functional graphs
+# lc2374 and lc2876 take the same input, `edges[i]` = the one successor of node i, so they share
+# its contract, case builder and skipped cells here.
+
+FUNCTIONAL_GRAPH_CONTRACT = "edges[i] in 0..n-1, edges[i] != i, n >= 2"
+
+
+def functional_graph_in_contract(args: Mapping[str, Any]) -> bool:
+    """`args["edges"]` is a list of n >= 2 successors, each in `0..n-1` and never the node
+    itself (FUNCTIONAL_GRAPH_CONTRACT)."""
+    edges = args["edges"]
+    if not isinstance(edges, list) or len(edges) < 2:
+        return False
+    n = len(edges)
+    return all(is_int(v) and 0 <= v < n and v != i for i, v in enumerate(edges))
+
+
+def functional_graph_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Each node keeps one random outgoing arc of the drawn graph; a node without one points
+    back along one of its incoming arcs (or anywhere, if isolated)."""
+    return {"edges": one_arc_per_node(G, rng, sinks="reverse")}
+
+
+def functional_graph_skips() -> dict[str, str]:
+    """Skipped cells of a functional-graph problem: every node has an outgoing arc, so no input
+    is acyclic. A fresh dict per call so no problem can change another's entries."""
+    return skip_subcategories(
+        ["acyclic"],
+        "every node has exactly one outgoing arc, so the input always contains a cycle",
+    )
 
 
 def topological_order(n: int, arcs: Iterable[Sequence[int]]) -> list[int] | None:

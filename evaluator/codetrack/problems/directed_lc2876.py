@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
-
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    FUNCTIONAL_GRAPH_CONTRACT,
     TYPING_IMPORT,
-    is_int,
-    one_arc_per_node,
-    skip_subcategories,
+    functional_graph_case,
+    functional_graph_in_contract,
+    functional_graph_skips,
 )
 
 STATEMENT = """\
@@ -64,18 +59,9 @@ def count_visited_nodes(edges: list[int]) -> list[int]:
     return answer
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    edges = args["edges"]
-    if not isinstance(edges, list) or len(edges) < 2:
-        return False
-    n = len(edges)
-    return all(is_int(v) and 0 <= v < n and v != i for i, v in enumerate(edges))
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Each node keeps one random outgoing arc of the drawn graph; a node without one points
-    back along one of its incoming arcs (or anywhere, if isolated)."""
-    return {"edges": one_arc_per_node(G, rng, sinks="reverse")}
+# The shared functional-graph contract and builder, under the names the problem modules use.
+in_contract = functional_graph_in_contract
+build_case = functional_graph_case
 
 
 PROBLEM = register(
@@ -89,15 +75,12 @@ PROBLEM = register(
         concept="cycle detection",
         difficulty="hard",
         directed=True,
-        input_contract="edges[i] in 0..n-1, edges[i] != i, n >= 2",
+        input_contract=FUNCTIONAL_GRAPH_CONTRACT,
         reference=count_visited_nodes,
         checker=exact,
         build_case=build_case,
         field_map={"graphs": "edges"},
-        skipped_cells=skip_subcategories(
-            ["acyclic"],
-            "every node has exactly one outgoing arc, so the input always contains a cycle",
-        ),
+        skipped_cells=functional_graph_skips(),
         label_status=(
             "label-wrong: 400 cases (planar and sparse disconnected/acyclic) contain -1, "
             "outside the contract, labelled through negative indexing; drop or regenerate"
