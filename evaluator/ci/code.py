@@ -42,11 +42,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evaluator.ci.comment import (
     HINTS,
-    LABELS,
     MAX_COMMENT_CHARS,
     _link,
     _split_reason,
-    answered_status,
     find_answer,
     marker,
 )
@@ -61,7 +59,7 @@ from evaluator.ci.policy import (
     _name_problem,
     _status_problem,
 )
-from evaluator.ci.publish import Published
+from evaluator.ci.publish import Published, finish_publishing, start_publishing
 from evaluator.ci.record import ledger_path, rerender, standing_of
 from evaluator.ci.result import ACCEPTED, REJECTED, SKIPPED, ProblemItem, write_result
 from evaluator.ci.score import _check_author
@@ -665,22 +663,9 @@ def publish_code_result(client: GitHubClient, result: CodeResult, *, root: Path,
                         git_env: Mapping[str, str] | None = None, push_attempts: int = 5,
                         sleep: Callable[[float], None] = time.sleep) -> Published:
     """Record, render, commit, answer, label, close; every step idempotent (see publish.py)."""
-    if result.repo.lower() != client.repo_name.lower():
-        raise ConfigError(f"the result is for {result.repo}, not {client.repo_name}")
-    pull = client.pull(result.pr)
-    if (pull.author_login.lower(), pull.author_id) != (result.author_login.lower(),
-                                                        result.author_id):
-        raise ConfigError(f"the result names author {result.author_login} "
-                          f"({result.author_id}) but PR #{result.pr} is by "
-                          f"{pull.author_login} ({pull.author_id}); refusing to publish")
-    answer = find_answer(client.comments(result.pr), bot_login)
-    if result.status == SKIPPED:
-        say(f"PR #{result.pr}: nothing to publish ({result.code}: {result.reason})")
-        if answer is not None and pull.state == "open":  # finish an interrupted earlier run
-            client.add_labels(result.pr, LABELS[answered_status(answer)])
-            client.close(result.pr)
-            return Published(SKIPPED, None, False, True)
-        return Published(SKIPPED, None, False, False)
+    pull, answer, skipped = start_publishing(client, result, bot_login)
+    if skipped is not None:
+        return skipped
 
     push = rank = entries = None
     if result.status == ACCEPTED:
@@ -697,17 +682,8 @@ def publish_code_result(client: GitHubClient, result: CodeResult, *, root: Path,
         rows = Ledger(ledger_path(root)).rows()
         rank, entries = standing_of(board, rows, result.author_login)  # type: ignore[arg-type]
 
-    commented = False
-    if answer is None:
-        body = render_code_answer(result, server_url=server_url, branch=branch,
-                                  run_url=run_url, rank=rank, entries=entries)
-        commented = client.comment_once(
-            result.pr, body, already=lambda cs: find_answer(cs, bot_login) is not None)
-    client.add_labels(result.pr, LABELS[result.status])
-    closed = False
-    if pull.state == "open":
-        client.close(result.pr)
-        closed = True
-    say(f"PR #{result.pr}: {result.status}; answered={commented or answer is not None}, "
-        f"closed={closed or pull.state != 'open'}")
-    return Published(result.status, push, commented, closed, rank, entries)
+    return finish_publishing(
+        client, result, pull=pull, answer=answer, bot_login=bot_login,
+        render=lambda: render_code_answer(result, server_url=server_url, branch=branch,
+                                          run_url=run_url, rank=rank, entries=entries),
+        push=push, rank=rank, entries=entries)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from evaluator import envelope
 from evaluator.ci.comment import LABELS, answered_status, find_answer, render_answer
@@ -23,7 +24,7 @@ from evaluator.ci.logs import say
 from evaluator.ci.record import ledger_path, record_submission, standing_of
 from evaluator.ci.result import ACCEPTED, SKIPPED, Result
 from evaluator.errors import ConfigError
-from evaluator.github import GitHubClient
+from evaluator.github import CommentInfo, GitHubClient, PullInfo
 from evaluator.ledger import Ledger
 from evaluator.spec import load_spec
 
@@ -36,6 +37,76 @@ class Published:
     closed: bool
     rank: int | None = None
     entries: int | None = None
+
+
+class PublishableResult(Protocol):
+    """What the shared publishing steps read of a result: both the competition `Result` and
+    the code track's `CodeResult` have these fields."""
+
+    @property
+    def repo(self) -> str: ...
+    @property
+    def pr(self) -> int: ...
+    @property
+    def author_login(self) -> str: ...
+    @property
+    def author_id(self) -> int | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+
+
+def start_publishing(client: GitHubClient, result: PublishableResult, bot_login: str,
+                     ) -> tuple[PullInfo, CommentInfo | None, Published | None]:
+    """The PR, the bot's earlier answer on it, and, for a skipped result, the finished
+    publication (None otherwise).
+
+    Why first: a result for another repository or another author must never be published, and
+    a skipped result only finishes an interrupted earlier run (label and close an answered PR).
+    """
+    if result.repo.lower() != client.repo_name.lower():
+        raise ConfigError(f"the result is for {result.repo}, not {client.repo_name}")
+    pull = client.pull(result.pr)
+    if (pull.author_login.lower(), pull.author_id) != (result.author_login.lower(),
+                                                        result.author_id):
+        raise ConfigError(f"the result names author {result.author_login} "
+                          f"({result.author_id}) but PR #{result.pr} is by "
+                          f"{pull.author_login} ({pull.author_id}); refusing to publish")
+    answer = find_answer(client.comments(result.pr), bot_login)
+    if result.status != SKIPPED:
+        return pull, answer, None
+    say(f"PR #{result.pr}: nothing to publish ({result.code}: {result.reason})")
+    if answer is not None and pull.state == "open":  # finish an interrupted earlier run
+        client.add_labels(result.pr, LABELS[answered_status(answer)])
+        client.close(result.pr)
+        return pull, answer, Published(SKIPPED, None, False, True)
+    return pull, answer, Published(SKIPPED, None, False, False)
+
+
+def finish_publishing(client: GitHubClient, result: PublishableResult, *, pull: PullInfo,
+                      answer: CommentInfo | None, bot_login: str, render: Callable[[], str],
+                      push: PushReport | None, rank: int | None, entries: int | None,
+                      ) -> Published:
+    """Answer (once, rendered only when no answer exists yet), label, close, log.
+
+    Why last: the ledger commit is already on the default branch, so the answer never claims
+    a result that is not recorded.
+    """
+    commented = False
+    if answer is None:
+        commented = client.comment_once(
+            result.pr, render(), already=lambda cs: find_answer(cs, bot_login) is not None)
+    client.add_labels(result.pr, LABELS[result.status])
+    closed = False
+    if pull.state == "open":
+        client.close(result.pr)
+        closed = True
+    say(f"PR #{result.pr}: {result.status}; answered={commented or answer is not None}, "
+        f"closed={closed or pull.state != 'open'}")
+    return Published(result.status, push, commented, closed, rank, entries)
 
 
 def commit_message(result: Result, run_url: str | None) -> str:
@@ -53,22 +124,9 @@ def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: 
                    run_url: str | None = None, git_env: Mapping[str, str] | None = None,
                    push_attempts: int = 5, sleep: Callable[[float], None] = time.sleep,
                    ) -> Published:
-    if result.repo.lower() != client.repo_name.lower():
-        raise ConfigError(f"the result is for {result.repo}, not {client.repo_name}")
-    pull = client.pull(result.pr)
-    if (pull.author_login.lower(), pull.author_id) != (result.author_login.lower(),
-                                                        result.author_id):
-        raise ConfigError(f"the result names author {result.author_login} "
-                          f"({result.author_id}) but PR #{result.pr} is by "
-                          f"{pull.author_login} ({pull.author_id}); refusing to publish")
-    answer = find_answer(client.comments(result.pr), bot_login)
-    if result.status == SKIPPED:
-        say(f"PR #{result.pr}: nothing to publish ({result.code}: {result.reason})")
-        if answer is not None and pull.state == "open":  # finish an interrupted earlier run
-            client.add_labels(result.pr, LABELS[answered_status(answer)])
-            client.close(result.pr)
-            return Published(SKIPPED, None, False, True)
-        return Published(SKIPPED, None, False, False)
+    pull, answer, skipped = start_publishing(client, result, bot_login)
+    if skipped is not None:
+        return skipped
 
     push = rank = entries = version = earlier_pr = None
     if result.status == ACCEPTED:
@@ -93,18 +151,9 @@ def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: 
             say(f"PR #{result.pr}: recorded {(result.digest or '')[:12]} "
                 f"(pushed={push.pushed}, attempts={push.attempts}); rank {rank} of {entries}")
 
-    commented = False
-    if answer is None:
-        body = render_answer(result, server_url=server_url, branch=branch, run_url=run_url,
-                             rank=rank, entries=entries, version=version,
-                             earlier_pr=earlier_pr)
-        commented = client.comment_once(
-            result.pr, body, already=lambda cs: find_answer(cs, bot_login) is not None)
-    client.add_labels(result.pr, LABELS[result.status])
-    closed = False
-    if pull.state == "open":
-        client.close(result.pr)
-        closed = True
-    say(f"PR #{result.pr}: {result.status}; answered={commented or answer is not None}, "
-        f"closed={closed or pull.state != 'open'}")
-    return Published(result.status, push, commented, closed, rank, entries)
+    return finish_publishing(
+        client, result, pull=pull, answer=answer, bot_login=bot_login,
+        render=lambda: render_answer(result, server_url=server_url, branch=branch,
+                                     run_url=run_url, rank=rank, entries=entries,
+                                     version=version, earlier_pr=earlier_pr),
+        push=push, rank=rank, entries=entries)
