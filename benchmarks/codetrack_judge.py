@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from evaluator import sandbox  # noqa: E402
-from evaluator.codetrack.cases import CaseSet, default_cache_dir  # noqa: E402
+from evaluator.codetrack.cases import CaseSet, code_digest, default_cache_dir  # noqa: E402
 from evaluator.codetrack.importer import import_grapheval  # noqa: E402
 from evaluator.codetrack.judge import (  # noqa: E402
     PASS,
@@ -115,7 +115,12 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} cores; sandbox isolation: {isolation.level}")
     set_dir = args.cases or default_cache_dir() / "cases" / "grapheval36k"
     import_seconds = None
-    if not (set_dir / "manifest.json").is_file():
+    manifest_path = set_dir / "manifest.json"
+    stale = manifest_path.is_file() and json.loads(manifest_path.read_text()).get(
+        "code_digest") != code_digest()
+    if stale:
+        print("cached import was made by other problem/importer code: importing again")
+    if stale or not manifest_path.is_file():
         if not args.data.is_dir():
             print(f"GraphEval36K data not found at {args.data}; pass --data", file=sys.stderr)
             return 2

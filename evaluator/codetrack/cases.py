@@ -374,7 +374,8 @@ def code_digest() -> str:
     A cached set made by other problem or generator code may hold stale answers.
     """
     base = Path(__file__).resolve().parent
-    files = [base / "graphgen.py", base / "problem.py", base / "checkers.py"]
+    files = [base / "graphgen.py", base / "problem.py", base / "checkers.py",
+             base / "importer.py"]
     files += sorted((base / "problems").glob("*.py"))
     h = hashlib.sha256()
     for path in files:
