@@ -132,6 +132,31 @@ def one_arc_per_node(
     return edges
 
 
+# ----------------------------------------------------------------------------- plain DAG inputs
+# lc1557, lc2192 and lc2924 take `n` and the arcs of a DAG on `0..n-1`; they share its contract,
+# the plain case builder and the skipped cyclic cells here.
+
+DAG_ARCS_CONTRACT = "arcs of a DAG on 0..n-1"
+
+
+def dag_arcs_in_contract(args: Mapping[str, Any]) -> bool:
+    """`args["n"] >= 1` and `args["edges"]` are pairs on `0..n-1` with no directed cycle."""
+    n, edges = args["n"], args["edges"]
+    return is_int(n) and n >= 1 and pairs_in_range(n, edges) and is_dag(n, edges)
+
+
+def dag_arcs_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """`n` and the shuffled arcs of the DAG view of the drawn graph (see DAG_CELLS_NOTE)."""
+    D = dag_view(G, rng)
+    return {"n": D.number_of_nodes(), "edges": arc_list(D.edges(), rng)}
+
+
+def dag_only_skips() -> dict[str, str]:
+    """Skipped cells of a problem whose input must be a DAG: every */cyclic cell. A fresh dict
+    per call so no problem can change another's entries."""
+    return skip_subcategories(["cyclic"], "the input must be a DAG")
+
+
 # ----------------------------------------------------------------------------- functional graphs
 # lc2374 and lc2876 take the same input, `edges[i]` = the one successor of node i, so they share
 # its contract, case builder and skipped cells here.

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
-
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    DAG_ARCS_CONTRACT,
     DAG_CELLS_NOTE,
     TYPING_IMPORT,
-    arc_list,
-    dag_view,
-    is_dag,
-    is_int,
-    pairs_in_range,
-    skip_subcategories,
+    dag_arcs_case,
+    dag_arcs_in_contract,
+    dag_only_skips,
     strongly_connected_components,
     successor_lists,
 )
@@ -67,14 +59,9 @@ def get_ancestors(n: int, edges: list[list[int]]) -> list[list[int]]:
     return result
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    n, edges = args["n"], args["edges"]
-    return is_int(n) and n >= 1 and pairs_in_range(n, edges) and is_dag(n, edges)
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    D = dag_view(G, rng)
-    return {"n": D.number_of_nodes(), "edges": arc_list(D.edges(), rng)}
+# The shared plain-DAG contract and builder, under the names the problem modules use.
+in_contract = dag_arcs_in_contract
+build_case = dag_arcs_case
 
 
 PROBLEM = register(
@@ -88,12 +75,12 @@ PROBLEM = register(
         concept="parent-child relations",
         difficulty="medium",
         directed=True,
-        input_contract="arcs of a DAG on 0..n-1",
+        input_contract=DAG_ARCS_CONTRACT,
         reference=get_ancestors,
         checker=exact,
         build_case=build_case,
         field_map={"n": "n", "graphs": "edges"},
-        skipped_cells=skip_subcategories(["cyclic"], "the input must be a DAG"),
+        skipped_cells=dag_only_skips(),
         label_status="consistent",
         notes=DAG_CELLS_NOTE,
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -11,14 +10,13 @@ import networkx as nx
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    DAG_ARCS_CONTRACT,
     DAG_CELLS_NOTE,
     TYPING_IMPORT,
     arc_list,
+    dag_arcs_in_contract,
+    dag_only_skips,
     dag_view,
-    is_dag,
-    is_int,
-    pairs_in_range,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -48,9 +46,8 @@ def find_champion(n: int, edges: list[list[int]]) -> int:
     return unbeaten[0] if len(unbeaten) == 1 else -1
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    n, edges = args["n"], args["edges"]
-    return is_int(n) and n >= 1 and pairs_in_range(n, edges) and is_dag(n, edges)
+# The shared plain-DAG contract, under the name the problem modules use.
+in_contract = dag_arcs_in_contract
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
@@ -77,12 +74,12 @@ PROBLEM = register(
         concept="parent-child relations",
         difficulty="medium",
         directed=True,
-        input_contract="arcs of a DAG on 0..n-1",
+        input_contract=DAG_ARCS_CONTRACT,
         reference=find_champion,
         checker=exact,
         build_case=build_case,
         field_map={"n": "n", "graphs": "edges"},
-        skipped_cells=skip_subcategories(["cyclic"], "the input must be a DAG"),
+        skipped_cells=dag_only_skips(),
         label_status="constant-answer: every published label is -1 (several sources always)",
         notes=DAG_CELLS_NOTE + " A unique champion is planted in about 60 % of the cases.",
     )

@@ -14,10 +14,10 @@ from evaluator.codetrack.problems.directed_common import (
     DAG_CELLS_NOTE,
     TYPING_IMPORT,
     adjacency_lists,
+    dag_only_skips,
     dag_view,
     is_dag,
     is_int,
-    skip_subcategories,
 )
 
 STATEMENT = """\
@@ -155,7 +155,7 @@ PROBLEM = register(
         checker=set_of_lists,
         build_case=build_case,
         field_map={"graphs": "graph"},
-        skipped_cells=skip_subcategories(["cyclic"], "the input must be a DAG"),
+        skipped_cells=dag_only_skips(),
         label_status=(
             "constant-answer: all 120 published labels are [] (100 in-trees without a 0 -> n-1 "
             "path, 20 empty graphs)"
