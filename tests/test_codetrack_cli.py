@@ -19,33 +19,11 @@ from evaluator.codetrack.cases import CaseSet, make_plan
 from evaluator.codetrack.problem import all_problems
 from evaluator.codetrack.report import significance
 from evaluator.ledger import Ledger
+from tests.codetrack_fixtures import KAHN
 
 REPO = Path(__file__).resolve().parent.parent
 GRAPHEVAL = REPO.parent / "shared" / "datasets" / "grapheval36k" / "data"
 
-KAHN = """\
-from collections import deque
-from typing import List
-
-
-class Solution:
-    def canFinish(self, numCourses: int, prerequisites: List[List[int]]) -> bool:
-        indegree = [0] * numCourses
-        after = [[] for _ in range(numCourses)]
-        for a, b in prerequisites:
-            after[b].append(a)
-            indegree[a] += 1
-        queue = deque(i for i in range(numCourses) if indegree[i] == 0)
-        done = 0
-        while queue:
-            node = queue.popleft()
-            done += 1
-            for nxt in after[node]:
-                indegree[nxt] -= 1
-                if indegree[nxt] == 0:
-                    queue.append(nxt)
-        return done == numCourses
-"""
 
 
 @pytest.fixture(autouse=True)

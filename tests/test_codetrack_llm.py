@@ -33,6 +33,7 @@ from evaluator.codetrack.llmrun.prompting import (
 from evaluator.codetrack.llmrun.repair import best_attempt
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger import Ledger
+from tests.codetrack_fixtures import KAHN
 from tests.test_llm_support import (
     API_KEY,
     ISOLATION,
@@ -45,29 +46,6 @@ from tests.test_llm_support import (
 MODEL = "acme/coder-1.5"
 PARTICIPANT = "llm-acme-coder-1-5"
 
-KAHN = """
-    from collections import deque
-    from typing import List
-
-
-    class Solution:
-        def canFinish(self, numCourses: int, prerequisites: List[List[int]]) -> bool:
-            indegree = [0] * numCourses
-            after = [[] for _ in range(numCourses)]
-            for a, b in prerequisites:
-                after[b].append(a)
-                indegree[a] += 1
-            queue = deque(i for i in range(numCourses) if indegree[i] == 0)
-            done = 0
-            while queue:
-                node = queue.popleft()
-                done += 1
-                for nxt in after[node]:
-                    indegree[nxt] -= 1
-                    if indegree[nxt] == 0:
-                        queue.append(nxt)
-            return done == numCourses
-"""
 CORRECT = answer("Kahn's algorithm: all courses finish iff the graph is acyclic", KAHN)
 ALWAYS_TRUE = answer("every schedule works", """
     class Solution:
