@@ -132,6 +132,27 @@ def one_arc_per_node(
     return edges
 
 
+# ----------------------------------------------------------------------------- course schedules
+# lc207 and lc210 take `numCourses` and `prerequisites` pairs `[a, b]` ("b before a", any
+# graph, cycles allowed); they share its contract and case builder here.
+
+COURSE_PAIRS_CONTRACT = "ids in 0..numCourses-1; self-pairs and repeated pairs allowed"
+
+
+def course_pairs_in_contract(args: Mapping[str, Any]) -> bool:
+    """`numCourses >= 1` and every prerequisite pair lies in `0..numCourses-1`."""
+    return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
+
+
+def course_pairs_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`."""
+    D = as_digraph(G)
+    return {
+        "numCourses": D.number_of_nodes(),
+        "prerequisites": arc_list(D.edges(), rng, flip=True),
+    }
+
+
 # ----------------------------------------------------------------------------- plain DAG inputs
 # lc1557, lc2192 and lc2924 take `n` and the arcs of a DAG on `0..n-1`; they share its contract,
 # the plain case builder and the skipped cyclic cells here.

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
-
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    COURSE_PAIRS_CONTRACT,
     TYPING_IMPORT,
-    arc_list,
-    as_digraph,
-    pairs_in_range,
+    course_pairs_case,
+    course_pairs_in_contract,
     topological_order,
 )
 
@@ -43,17 +37,9 @@ def can_finish(numCourses: int, prerequisites: list[list[int]]) -> bool:
     return topological_order(numCourses, ((b, a) for a, b in prerequisites)) is not None
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`."""
-    D = as_digraph(G)
-    return {
-        "numCourses": D.number_of_nodes(),
-        "prerequisites": arc_list(D.edges(), rng, flip=True),
-    }
+# The shared course-schedule contract and builder, under the names the problem modules use.
+in_contract = course_pairs_in_contract
+build_case = course_pairs_case
 
 
 PROBLEM = register(
@@ -67,7 +53,7 @@ PROBLEM = register(
         concept="topological sort",
         difficulty="medium",
         directed=True,
-        input_contract="ids in 0..numCourses-1; self-pairs and repeated pairs allowed",
+        input_contract=COURSE_PAIRS_CONTRACT,
         reference=can_finish,
         checker=exact,
         build_case=build_case,
