@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -179,3 +179,23 @@ def acyclic_only_skips(forest_ok: bool) -> dict[str, str]:
         if cat not in TREE_CATEGORIES and cat != "regular":
             skips[f"{cat}/acyclic"] = "the generator has no acyclic graphs of this category"
     return dict(sorted(skips.items()))
+
+
+# ----------------------------------------------------------------------------- simple-graph inputs
+# lc2316, lc2493 and lc2508 take `n` and the `edges` of a simple graph on `0..n-1`; they share
+# its contract check and case builder here.
+
+SIMPLE_GRAPH_CONTRACT = "simple undirected graph on 0..n-1, n >= 1"
+
+
+def simple_graph_in_contract(args: Mapping[str, Any]) -> bool:
+    """A simple graph on `0..n-1` (no self-loops, no repeated edges), n >= 1."""
+    return args["n"] >= 1 and is_simple(args["n"], args["edges"])
+
+
+def simple_graph_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """`n` and the shuffled edges of the drawn graph relabelled to `0..n-1` (None when empty)."""
+    H = relabel(G)
+    if H.number_of_nodes() < 1:
+        return None
+    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
-
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    SIMPLE_GRAPH_CONTRACT,
     TYPING_IMPORT,
     component_sizes,
-    edge_list,
-    is_simple,
-    relabel,
+    simple_graph_case,
+    simple_graph_in_contract,
 )
 
 STATEMENT = """\
@@ -42,16 +36,9 @@ def count_unreachable_pairs(n: int, edges: list[list[int]]) -> int:
     return n * (n - 1) // 2 - inside
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    """A simple graph on `0..n-1`, n >= 1."""
-    return args["n"] >= 1 and is_simple(args["n"], args["edges"])
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    H = relabel(G)
-    if H.number_of_nodes() < 1:
-        return None
-    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
+# The shared simple-graph contract and builder, under the names the problem modules use.
+in_contract = simple_graph_in_contract
+build_case = simple_graph_case
 
 
 PROBLEM = register(
@@ -65,7 +52,7 @@ PROBLEM = register(
         concept="graph traversal",
         difficulty="medium",
         directed=False,
-        input_contract="simple undirected graph on 0..n-1, n >= 1",
+        input_contract=SIMPLE_GRAPH_CONTRACT,
         reference=count_unreachable_pairs,
         checker=exact,
         build_case=build_case,

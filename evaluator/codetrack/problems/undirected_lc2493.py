@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import random
 from collections import deque
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    SIMPLE_GRAPH_CONTRACT,
     TYPING_IMPORT,
     DisjointSets,
     adjacency,
-    edge_list,
-    is_simple,
-    relabel,
+    simple_graph_case,
+    simple_graph_in_contract,
 )
 
 STATEMENT = """\
@@ -75,16 +70,9 @@ def magnificent_sets(n: int, edges: list[list[int]]) -> int:
     return sum(best.values())
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    """A simple graph on `0..n-1`, n >= 1."""
-    return args["n"] >= 1 and is_simple(args["n"], args["edges"])
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    H = relabel(G)
-    if H.number_of_nodes() < 1:
-        return None
-    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
+# The shared simple-graph contract and builder, under the names the problem modules use.
+in_contract = simple_graph_in_contract
+build_case = simple_graph_case
 
 
 PROBLEM = register(
@@ -98,7 +86,7 @@ PROBLEM = register(
         concept="graph traversal",
         difficulty="hard",
         directed=False,
-        input_contract="simple undirected graph on 0..n-1, n >= 1",
+        input_contract=SIMPLE_GRAPH_CONTRACT,
         reference=magnificent_sets,
         checker=exact,
         build_case=build_case,

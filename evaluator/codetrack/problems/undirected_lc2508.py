@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
-
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
-    edge_list,
-    is_simple,
-    relabel,
+    simple_graph_case,
+    simple_graph_in_contract,
 )
 
 STATEMENT = """\
@@ -60,16 +53,9 @@ def is_possible(n: int, edges: list[list[int]]) -> bool:
     return False
 
 
-def in_contract(args: Mapping[str, Any]) -> bool:
-    """A simple graph on `0..n-1` (no self-loops, no repeated edges), n >= 1."""
-    return args["n"] >= 1 and is_simple(args["n"], args["edges"])
-
-
-def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    H = relabel(G)
-    if H.number_of_nodes() < 1:
-        return None
-    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
+# The shared simple-graph contract and builder, under the names the problem modules use.
+in_contract = simple_graph_in_contract
+build_case = simple_graph_case
 
 
 PROBLEM = register(
