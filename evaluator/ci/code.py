@@ -56,8 +56,8 @@ from evaluator.ci.policy import (
     PLATFORM_PREFIXES,
     PolicyRejection,
     Problem,
-    _name_problem,
-    _status_problem,
+    second_submission_problems,
+    sort_files,
 )
 from evaluator.ci.publish import Published, finish_publishing, start_publishing
 from evaluator.ci.record import ledger_path, rerender, standing_of
@@ -150,25 +150,12 @@ def check_code_files(files: Iterable[ChangedFile], author: str, *, problem_ids: 
     """The PR's submission files, or PolicyRejection listing every offending path."""
     files = list(files)
     ids = list(problem_ids)
-    problems: list[Problem] = []
-    good: list[ChangedFile] = []
-    for f in files:
-        problem = (_name_problem(f.filename)
-                   or (_name_problem(f.previous_filename) if f.previous_filename else None)
-                   or _status_problem(f)
-                   or _location_problem(f, author, ids))
-        if problem:
-            problems.append(problem)
-        else:
-            good.append(f)
+    good, problems = sort_files(files, lambda f: _location_problem(f, author, ids))
     if total_files is not None and total_files > len(files):
         problems.append(Problem("(more files)", f"the PR changes {total_files} files; a "
                                 f"submission has at most {len(ids) + 1}", "extra-file"))
     folders = sorted({"/".join(f.filename.split("/")[:4]) for f in good})
-    if len(folders) > 1:
-        problems.extend(Problem(f.filename, "is a second submission in the same PR (found "
-                                f"{', '.join(folders)}); open one PR per competition",
-                                "two-submissions") for f in good)
+    problems.extend(second_submission_problems(good, folders))
     if problems:
         raise PolicyRejection(problems)
     solutions = {f.filename.rsplit("/", 1)[1].removesuffix(".py"): f

@@ -116,30 +116,49 @@ def _location_problem(f: ChangedFile, author: str,
     return None
 
 
+def sort_files(files: Iterable[ChangedFile],
+               location_problem: Callable[[ChangedFile], Problem | None],
+               ) -> tuple[list[ChangedFile], list[Problem]]:
+    """The files that pass every check, and the first problem of each file that does not.
+
+    Shared by both tracks: names (old and new), change status, then the track's own location
+    rule; a renamed file must be acceptable under both names.
+    """
+    good: list[ChangedFile] = []
+    problems: list[Problem] = []
+    for f in files:
+        problem = (_name_problem(f.filename)
+                   or (_name_problem(f.previous_filename) if f.previous_filename else None)
+                   or _status_problem(f)
+                   or location_problem(f))
+        if problem:
+            problems.append(problem)
+        else:
+            good.append(f)
+    return good, problems
+
+
+def second_submission_problems(good: Iterable[ChangedFile], folders: list[str]) -> list[Problem]:
+    """One problem per file when the good files span more than one submission folder."""
+    if len(folders) <= 1:
+        return []
+    return [Problem(f.filename, "is a second submission in the same PR (found "
+                    f"{', '.join(folders)}); open one PR per competition", "two-submissions")
+            for f in good]
+
+
 def check_pr_files(files: Iterable[ChangedFile], author: str, *,
                    competition_exists: Callable[[str], bool],
                    total_files: int | None = None) -> SubmissionFiles:
     """The PR's two submission files, or PolicyRejection listing every offending path."""
     files = list(files)
-    problems: list[Problem] = []
-    good: list[ChangedFile] = []
-    for f in files:
-        problem = (_name_problem(f.filename)
-                   or (_name_problem(f.previous_filename) if f.previous_filename else None)
-                   or _status_problem(f)
-                   or _location_problem(f, author, competition_exists))
-        if problem:
-            problems.append(problem)
-        else:
-            good.append(f)
+    good, problems = sort_files(files, lambda f: _location_problem(f, author,
+                                                                   competition_exists))
     if total_files is not None and total_files > len(files):
         problems.append(Problem("(more files)", f"the PR changes {total_files} files; a "
                                                 "submission changes exactly two", "extra-file"))
     folders = sorted({f.filename.rsplit("/", 1)[0] for f in good})
-    if len(folders) > 1:
-        problems.extend(Problem(f.filename, "is a second submission in the same PR (found "
-                                f"{', '.join(folders)}); open one PR per competition",
-                                "two-submissions") for f in good)
+    problems.extend(second_submission_problems(good, folders))
     if problems:
         raise PolicyRejection(problems)
     if not good:
