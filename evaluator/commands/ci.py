@@ -132,8 +132,20 @@ def _run_url(args: argparse.Namespace) -> str | None:
     return None
 
 
-def cmd_pr_publish(args: argparse.Namespace) -> int:
+def _push_env(root: Path, remote: str) -> dict[str, str] | None:
+    """Git environment that authenticates pushes to an https `remote` with the job's token.
+
+    None for other remotes (ssh, local paths in tests): they bring their own credentials.
+    """
     from evaluator.ci.gitops import Git, auth_env
+
+    url = Git(root).out("remote", "get-url", remote)
+    if not url.startswith("https://"):
+        return None
+    return auth_env(_token(), urlparse(url).hostname or "github.com")
+
+
+def cmd_pr_publish(args: argparse.Namespace) -> int:
     from evaluator.ci.publish import publish_result
     from evaluator.ci.result import read_result
 
@@ -142,10 +154,7 @@ def cmd_pr_publish(args: argparse.Namespace) -> int:
     if result.pr != args.pr:
         raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
     client = _client(args)
-    url = Git(root).out("remote", "get-url", args.remote)
-    git_env = None
-    if url.startswith("https://"):
-        git_env = auth_env(_token(), urlparse(url).hostname or "github.com")
+    git_env = _push_env(root, args.remote)
     publish_result(client, result, root=root, remote=args.remote,
                    branch=args.branch or client.default_branch(), bot_login=args.bot_login,
                    server_url=args.server_url, run_url=_run_url(args), git_env=git_env)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from urllib.parse import urlparse
 
 from evaluator.cli import GROUPS
-from evaluator.commands.ci import _client, _common, _run_url, _token
+from evaluator.commands.ci import _client, _common, _push_env, _run_url
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
 
@@ -66,17 +65,13 @@ def cmd_code_score(args: argparse.Namespace) -> int:
 
 def cmd_code_publish(args: argparse.Namespace) -> int:
     from evaluator.ci.code import publish_code_result, read_code_result
-    from evaluator.ci.gitops import Git, auth_env
 
     root = args.root or repo_root()
     result = read_code_result(args.result)
     if result.pr != args.pr:
         raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
     client = _client(args)
-    url = Git(root).out("remote", "get-url", args.remote)
-    git_env = None
-    if url.startswith("https://"):
-        git_env = auth_env(_token(), urlparse(url).hostname or "github.com")
+    git_env = _push_env(root, args.remote)
     publish_code_result(client, result, root=root, remote=args.remote,
                         branch=args.branch or client.default_branch(),
                         bot_login=args.bot_login, server_url=args.server_url,
