@@ -70,22 +70,11 @@ def _csv(text: str) -> list[str]:
 
 
 def _provider_options(p: argparse.ArgumentParser) -> None:
+    from evaluator.commands.llm import add_endpoint_options, add_sampling_options
+
     g = p.add_argument_group("provider")
-    g.add_argument("--provider", choices=["openai", "replay"], default="openai")
-    g.add_argument("--base-url", default="https://api.openai.com/v1",
-                   help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (never stored)")
-    g.add_argument("--record", type=Path, help="save every exchange here for replay")
-    g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
-    g.add_argument("--strict-replay", action="store_true",
-                   help="replay: exact request-hash matches only")
-    g.add_argument("--temperature", type=float, default=0.0)
-    g.add_argument("--max-tokens", type=int, default=10_000)
-    g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
-    g.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    g.add_argument("--timeout", type=float, default=600.0, help="seconds per API call")
-    g.add_argument("--retries", type=int, default=3)
+    add_endpoint_options(g, ["openai", "replay"])
+    add_sampling_options(g)
 
 
 def _protocol_options(p: argparse.ArgumentParser) -> None:

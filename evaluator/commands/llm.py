@@ -71,9 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     rep.set_defaults(func=cmd_report)
 
 
-def _run_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("provider")
-    g.add_argument("--provider", choices=["openai", "replay", "agent"], default="openai")
+def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> None:
+    """Which provider answers and how its exchanges are recorded or replayed.
+
+    Shared with `gnncb code llm run` so both tracks spell and default these the same way.
+    """
+    g.add_argument("--provider", choices=providers, default="openai")
     g.add_argument("--base-url", default="https://api.openai.com/v1",
                    help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY",
@@ -82,15 +85,25 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
     g.add_argument("--strict-replay", action="store_true",
                    help="replay: exact request-hash matches only")
-    g.add_argument("--agent-command", help="agent mode: command run in the workspace")
-    g.add_argument("--agent-mount", type=Path, action="append", default=[],
-                   help="agent mode: host path made visible read-only (repeatable)")
+
+
+def add_sampling_options(g: argparse._ArgumentGroup) -> None:
+    """Sampling and API-call limits, shared with `gnncb code llm run` (same defaults)."""
     g.add_argument("--temperature", type=float, default=0.0)
     g.add_argument("--max-tokens", type=int, default=10_000)
     g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
     g.add_argument("--no-seed", action="store_true", help="do not send a seed")
     g.add_argument("--timeout", type=float, default=600.0, help="seconds per API call")
     g.add_argument("--retries", type=int, default=3)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("provider")
+    add_endpoint_options(g, ["openai", "replay", "agent"])
+    g.add_argument("--agent-command", help="agent mode: command run in the workspace")
+    g.add_argument("--agent-mount", type=Path, action="append", default=[],
+                   help="agent mode: host path made visible read-only (repeatable)")
+    add_sampling_options(g)
 
     g = p.add_argument_group("protocol")
     g.add_argument("--prompt", default="frozen", help="prompt variant: frozen (default) or ssd")
