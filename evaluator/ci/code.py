@@ -42,11 +42,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evaluator.ci.comment import (
     HINTS,
-    MAX_COMMENT_CHARS,
     _link,
-    _split_reason,
+    bounded,
     find_answer,
     marker,
+    render_rejection,
 )
 from evaluator.ci.fetch import REGULAR_MODES, FetchedFile, HeadMoved, fetch_blob, folder_entries
 from evaluator.ci.gitops import Change, commit_and_push
@@ -78,7 +78,6 @@ CODE_PATH = re.compile(r"competitions/([^/]+)/submissions/([^/]+)/(.+)")
 SOLUTION_PATH = re.compile(r"solutions/([^/]+)\.py")
 FEEDBACK_ITEMS = 5
 FEEDBACK_CHARS = 300
-DEFAULT_HINT = "Fix the problem above and open a new pull request."
 
 _LAYOUT = ("Open a new pull request that only adds `solutions/<problem id>.py` files (and, "
            "optionally, `metadata.json`) under `competitions/graph-coding/submissions/"
@@ -629,19 +628,8 @@ def render_code_answer(result: CodeResult, *, server_url: str, branch: str,
         }
         body = env.get_template("pr_comment_code_accepted.md.j2").render(**context)
     else:
-        headline, details = _split_reason(result.reason)
-        context |= {
-            "headline": headline,
-            "details": [] if result.problems else details,
-            "problems": [{"path": p.path, "reason": p.reason} for p in result.problems],
-            # our own constant Markdown (code spans), never participant text
-            "hint": Markup(CODE_HINTS.get(result.code, DEFAULT_HINT)),  # noqa: S704
-            "code": result.code,
-        }
-        body = env.get_template("pr_comment_rejected.md.j2").render(**context)
-    if len(body) > MAX_COMMENT_CHARS:
-        body = body[:MAX_COMMENT_CHARS] + "\n\n(answer shortened)\n" + str(context["marker"])
-    return body
+        body = render_rejection(env, context, result, CODE_HINTS)
+    return bounded(body, context["marker"])
 
 
 def publish_code_result(client: GitHubClient, result: CodeResult, *, root: Path,

@@ -7,7 +7,7 @@ bot's own account (anyone can paste the marker into a comment of their own).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -118,16 +118,27 @@ def render_answer(result: Result, *, server_url: str, branch: str, run_url: str 
         }
         body = env.get_template("pr_comment_accepted.md.j2").render(**context)
     else:
-        headline, details = _split_reason(result.reason)
-        context |= {
-            "headline": headline,
-            "details": [] if result.problems else details,
-            "problems": [{"path": p.path, "reason": p.reason} for p in result.problems],
-            # our own constant Markdown (code spans), never participant text
-            "hint": Markup(HINTS.get(result.code, DEFAULT_HINT)),  # noqa: S704
-            "code": result.code,
-        }
-        body = env.get_template("pr_comment_rejected.md.j2").render(**context)
+        body = render_rejection(env, context, result, HINTS)
+    return bounded(body, context["marker"])
+
+
+def render_rejection(env: Any, context: dict[str, Any], result: Any,
+                     hints: Mapping[str, str]) -> str:
+    """The rejection answer, shared by both tracks (each passes its own fix-it hints)."""
+    headline, details = _split_reason(result.reason)
+    context = context | {
+        "headline": headline,
+        "details": [] if result.problems else details,
+        "problems": [{"path": p.path, "reason": p.reason} for p in result.problems],
+        # our own constant Markdown (code spans), never participant text
+        "hint": Markup(hints.get(result.code, DEFAULT_HINT)),  # noqa: S704
+        "code": result.code,
+    }
+    return env.get_template("pr_comment_rejected.md.j2").render(**context)
+
+
+def bounded(body: str, answer_marker: object) -> str:
+    """GitHub refuses long comments: cut, but keep the marker that makes re-runs idempotent."""
     if len(body) > MAX_COMMENT_CHARS:
-        body = body[:MAX_COMMENT_CHARS] + "\n\n(answer shortened)\n" + str(context["marker"])
+        body = body[:MAX_COMMENT_CHARS] + "\n\n(answer shortened)\n" + str(answer_marker)
     return body
