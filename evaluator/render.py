@@ -21,6 +21,8 @@ from evaluator.paths import templates_dir
 from evaluator.ranking import Entry, standings
 from evaluator.spec import CompetitionSpec
 
+# GitHub links `@login` and `@org/team` only when a login character follows the "@".
+MENTION_BREAK = "@\u200d"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 
 
@@ -29,7 +31,9 @@ def md_escape(value: object) -> str:
     text = re.sub(r"[\r\n\t\v\f]+", " ", str(value))
     text = "".join(ch for ch in text if ch.isprintable())
     text = _MD_SPECIAL.sub(r"\\\1", text)
-    return html.escape(text, quote=True).replace("@", "&#64;")
+    # `&#64;` is not enough: CommonMark decodes it back to "@" in the rendered text, where
+    # GitHub links mentions. A zero-width joiner after "@" leaves it visible but unlinkable.
+    return html.escape(text, quote=True).replace("@", MENTION_BREAK)
 
 
 def _finalize(value: Any) -> Any:
