@@ -31,20 +31,76 @@ PLUGINS: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Each top-level verb, its one-line help, and the plugin modules that register it or extend its
+# group. Why a table: `gnncb VERB` imports only VERB's modules (`check` never loads networkx or
+# the code-track problems) and `gnncb --help` / `--version` import none of them, so start-up
+# takes tens of milliseconds, not seconds. tests/test_cli_usability.py checks the table against
+# what the modules really register; a verb missing from it still works (every module is loaded).
+VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "keys": ("manage key pairs", ("evaluator.commands.core",)),
+    "check": ("validate a predictions CSV (no key needed)", ("evaluator.commands.core",)),
+    "encrypt": ("check, then encrypt predictions and write metadata.json",
+                ("evaluator.commands.core",)),
+    "evaluate": ("decrypt, validate and score a submission folder",
+                 ("evaluator.commands.core",)),
+    "leaderboard": ("render leaderboards from the ledger", ("evaluator.commands.core",)),
+    "competition": ("maintain competition folders",
+                    ("evaluator.commands.core", "evaluator.commands.competition")),
+    "demo": ("end-to-end demo on real data shipped with scikit-learn",
+             ("evaluator.commands.core",)),
+    "baseline": ("reference baselines",
+                 ("evaluator.commands.core", "evaluator.commands.competition")),
+    "ci": ("the pull-request pipeline (used by GitHub Actions)",
+           ("evaluator.commands.ci", "evaluator.commands.ci_code")),
+    "ledger": ("audited corrections to the ledger", ("evaluator.commands.ci",)),
+    "llm": ("LLM track: frozen prompt, sandboxed execute-and-repair",
+            ("evaluator.commands.llm",)),
+    "code": ("graph-coding track: generate cases, judge, report",
+             ("evaluator.commands.code", "evaluator.commands.code_llm")),
+}
+
+
+def _parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    from evaluator import __version__
+
     parser = argparse.ArgumentParser(
         prog="gnncb",
         description="GNN competitions for humans and LLMs, scored on hidden labels.",
     )
+    parser.add_argument("--version", action="version", version=f"gnncb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    return parser, sub
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (with `verb`) one holding only what that verb needs."""
+    GROUPS.clear()
+    parser, sub = _parser()
+    wanted = VERBS[verb][1] if verb in VERBS else PLUGINS
     for name in PLUGINS:
-        importlib.import_module(name).register(sub)
+        if name in wanted:
+            importlib.import_module(name).register(sub)
     return parser
 
 
+def _summary_parser() -> argparse.ArgumentParser:
+    """For `gnncb`, `gnncb --help` and `--version`: the verb list from the table, no imports."""
+    parser, sub = _parser()
+    for name, (help_text, _) in VERBS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def _verb(argv: Sequence[str]) -> str | None:
+    """The first word that is not an option: the top-level parser takes no option values."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verb = _verb(argv)
+    parser = _summary_parser() if verb is None else build_parser(verb)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

@@ -135,9 +135,22 @@ def open_envelope(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
         got = header.get(name)
         if got != want:
             raise Rejection(f"envelope claim {name!r} is {got!r}, expected {want!r}; "
-                            "encrypt again with the right --participant/--competition",
+                            f"{CLAIM_ADVICE.get(name, 'encrypt again')}",
                             code="claim-mismatch")
     return Opened(plaintext=plaintext, header=header, digest=digest(compact))
+
+
+# What to do about each mismatched claim: the flag that sets it, or why it cannot be set.
+CLAIM_ADVICE = {
+    "participant": "encrypt again with --participant set to your GitHub login",
+    "competition": "encrypt again with --competition set to the competition you submit to",
+    "competition_version": ("the competition's competition.yaml has a newer version: update "
+                            "your checkout (git pull), re-check your predictions against the "
+                            "current README and encrypt again; gnncb encrypt reads the version "
+                            "from competition.yaml"),
+    "purpose": "this is not a predictions envelope; encrypt your predictions.csv with "
+               "gnncb encrypt",
+}
 
 
 def prediction_claims(slug: str, version: int, participant: str) -> dict[str, Any]:
@@ -156,4 +169,19 @@ def open_labels(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
     try:
         return open_envelope(compact, private_keys, label_claims(slug, version, split)).plaintext
     except Rejection as err:
-        raise ConfigError(f"{source}: cannot open hidden labels: {err}") from None
+        raise ConfigError(f"{source}: cannot open hidden labels: {_maintainer_advice(err)}"
+                          ) from None
+
+
+def _maintainer_advice(err: Rejection) -> str:
+    """The participant-facing text of a Rejection tells people to re-encrypt; whoever cannot
+    open hidden labels is a maintainer (or a workflow's secret), who needs other advice."""
+    if err.code == "wrong-key":
+        return (f"{err}. Maintainers: give the private key these labels were sealed to "
+                "(--private-key or $GNNCB_PRIVATE_KEY; several PEMs may be concatenated), or, "
+                "after a key rotation, re-seal them to the new key with `gnncb keys reseal`")
+    if err.code == "claim-mismatch":
+        return (f"{err}. Maintainers: the labels were sealed for another competition, version "
+                "or split; after raising `version` in competition.yaml run `gnncb keys reseal` "
+                "to re-bind them, or rebuild the competition with `gnncb competition build`")
+    return str(err)

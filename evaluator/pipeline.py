@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
 from evaluator.errors import ConfigError, Rejection
-from evaluator.ledger import SUBMISSION, Ledger, count_accepted
+from evaluator.ledger import SUBMISSION, Ledger, active_submissions, count_accepted
 from evaluator.metadata import Metadata, parse_metadata
 from evaluator.scoring import score
 from evaluator.spec import CompetitionSpec, load_spec
@@ -82,8 +82,15 @@ def check_eligibility(spec: CompetitionSpec, rows: list[dict[str, Any]], partici
     since = (now - timedelta(days=1)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     today = count_accepted(rows, spec.slug, spec.version, participant, since=since)
     if today >= limits.per_day:
+        window = sorted(r["scored_at"] for r in active_submissions(rows)
+                        if r["slug"] == spec.slug and r["version"] == spec.version
+                        and r["participant"].lower() == participant.lower()
+                        and r["scored_at"] >= since)
+        reopens = (datetime.fromisoformat(window[-limits.per_day].replace("Z", "+00:00"))
+                   + timedelta(days=1)).strftime("%Y-%m-%d %H:%M UTC")
         raise Rejection(f"{participant} has made {today} submissions to {spec.slug} in the last "
-                        f"24 hours (limit {limits.per_day}); try again later", code="over-limit")
+                        f"24 hours (limit {limits.per_day}); the window reopens at {reopens}",
+                        code="over-limit")
     return limits.per_version - used - 1, limits.per_day - today - 1
 
 

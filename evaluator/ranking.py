@@ -44,3 +44,13 @@ def standings(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[Entry]:
         rank = entries[-1].rank if entries and key(entries[-1].row) == key(r) else i + 1
         entries.append(Entry(rank=rank, row=r, submissions=counts[r["participant"].lower()]))
     return entries
+
+
+def standing_of(spec: CompetitionSpec, rows: list[dict[str, Any]],
+                participant: str) -> tuple[int | None, int]:
+    """(rank of the participant's counted submission, number of ranked participants)."""
+    table = standings(spec, rows)
+    for entry in table:
+        if entry.row["participant"].lower() == participant.lower():
+            return entry.rank, len(table)
+    return None, len(table)

@@ -58,6 +58,9 @@ def _examples(values: Sequence[object]) -> str:
 
 
 def _decode_check(data: bytes, filename: str) -> None:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and data[1:2] == b"\x00"):
+        raise Rejection(f"{filename} looks like UTF-16 (as Excel's 'Unicode text' saves it); "
+                        "save it as CSV UTF-8", code="invalid-predictions")
     if not data.strip():
         raise Rejection(f"{filename} is empty; expected a header line and one row per test id",
                         code="empty")
@@ -65,8 +68,10 @@ def _decode_check(data: bytes, filename: str) -> None:
         data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        raise Rejection(f"{filename}, line {line}: not UTF-8 (byte {err.start}); save the file "
-                        "as UTF-8", code="invalid-predictions") from None
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise Rejection(f"{filename}, line {line}: not UTF-8 (byte {column} of the line is "
+                        f"0x{data[err.start]:02x}); save the file as UTF-8",
+                        code="invalid-predictions") from None
 
 
 def _check_first_row_width(data: bytes, filename: str) -> None:
@@ -129,55 +134,116 @@ def _check_header(table: pd.DataFrame, spec: CompetitionSpec, report: Report) ->
         detail.append(f"unexpected {extra}")
     if dup:
         detail.append(f"duplicated {dup}")
+    if len(got) == 1 and any(sep in got[0] for sep in (";", "\t")):
+        sep = "';'" if ";" in got[0] else "a tab"
+        detail.append(f"the file is separated by {sep}; use commas (save as CSV, comma "
+                      "delimited)")
     raise Rejection(f"{report.filename}, line 1: header must be {','.join(want)} "
                     f"(any order); found {','.join(got)}: {'; '.join(detail)}",
                     code="invalid-predictions")
 
 
-def _check_target(column: pd.Series, target: Target, report: Report) -> pd.Series:
-    """Check one target column; return it converted to its clean dtype."""
+class RawCells:
+    """The cells of the file as written, read only when a problem must be reported.
+
+    Why: pandas turns `7` into `7.0` in a column that also holds an empty cell, and `NaN` and
+    an empty cell into the same float; a message must quote what the participant wrote. The
+    second parse costs nothing on valid files because it happens only on the error path.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._table: pd.DataFrame | None = None
+
+    def column(self, name: str) -> pd.Series:
+        if self._table is None:
+            self._table = pd.read_csv(io.BytesIO(self._data), encoding="utf-8-sig", dtype=str,
+                                      keep_default_na=False, na_filter=False,
+                                      skip_blank_lines=False, index_col=False)
+        return self._table[name].str.strip()
+
+
+_INTEGER_TEXT = r"[+-]?[0-9]+"
+
+
+def _formula_hint(texts: Sequence[str]) -> str:
+    if any(t.startswith("=") for t in texts):
+        return "; these look like spreadsheet formulas: export the values, not the formulas"
+    return ""
+
+
+def _check_target(column: pd.Series, target: Target, report: Report,
+                  raw: RawCells) -> pd.Series:
+    """Check one target column and report every kind of problem in it in one pass (an empty
+    cell does not hide an infinite value two lines below); return the clean values."""
     where = f"{report.filename}, column {target.name!r}"
-    missing = np.flatnonzero(column.isna().to_numpy())
-    if len(missing):
-        report.add(f"{where}: {len(missing)} empty or NaN values at line(s) {_lines(missing)}")
-        return column
+    missing_mask = column.isna().to_numpy()
+    if missing_mask.any():
+        rows = np.flatnonzero(missing_mask)
+        text = raw.column(target.name).iloc[rows].to_numpy()
+        empty, spelled = rows[text == ""], rows[text != ""]
+        if len(empty):
+            report.add(f"{where}: {len(empty)} empty cells at line(s) {_lines(empty)}")
+        if len(spelled):
+            report.add(f"{where}: {len(spelled)} NaN values at line(s) {_lines(spelled)}, e.g. "
+                       f"{_examples(raw.column(target.name).iloc[spelled].tolist())}; "
+                       "give a prediction for every test id")
+    present = ~missing_mask
     if target.type == "class":
-        classes = target.classes or []
-        if isinstance(classes[0], int) and pd.api.types.is_integer_dtype(column.dtype):
-            values = column.astype(np.int64)
-        elif isinstance(classes[0], int):
-            numeric = pd.to_numeric(column, errors="coerce")
-            bad = np.flatnonzero(numeric.isna().to_numpy() | (numeric % 1 != 0).to_numpy())
-            if len(bad):
-                report.add(f"{where}: {len(bad)} values are not integers at line(s) "
-                           f"{_lines(bad)}, e.g. {_examples(column.iloc[bad].tolist())}")
-                return column
-            values = numeric.astype(np.int64)
-        else:
-            values = column.astype(str).str.strip()
-        outside = np.flatnonzero(~values.isin(classes).to_numpy())
-        if len(outside):
-            report.add(f"{where}: {len(outside)} values are not allowed classes {classes} at "
-                       f"line(s) {_lines(outside)}, e.g. "
-                       f"{_examples(column.iloc[outside].tolist())}")
-        return values
+        return _check_classes(column, target, report, raw, present)
     numeric = pd.to_numeric(column, errors="coerce")
-    not_number = np.flatnonzero(numeric.isna().to_numpy())
+    arr = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
+    not_number = np.flatnonzero(present & np.isnan(arr))
     if len(not_number):
+        texts = raw.column(target.name).iloc[not_number].tolist()
         report.add(f"{where}: {len(not_number)} values are not numbers at line(s) "
-                   f"{_lines(not_number)}, e.g. {_examples(column.iloc[not_number].tolist())}")
-        return column
-    values = numeric.astype(np.float64)
-    arr = values.to_numpy()
-    infinite = np.flatnonzero(~np.isfinite(arr))
+                   f"{_lines(not_number)}, e.g. {_examples(texts)}{_formula_hint(texts)}")
+    infinite = np.flatnonzero(np.isinf(arr))
     if len(infinite):
-        report.add(f"{where}: {len(infinite)} infinite values at line(s) {_lines(infinite)}")
-        return values
+        report.add(f"{where}: {len(infinite)} infinite values at line(s) {_lines(infinite)}, "
+                   f"e.g. {_examples(raw.column(target.name).iloc[infinite].tolist())}")
     if target.type == "probability":
-        outside = np.flatnonzero((arr < 0) | (arr > 1))
+        with np.errstate(invalid="ignore"):
+            outside = np.flatnonzero(np.isfinite(arr) & ((arr < 0) | (arr > 1)))
         if len(outside):
             report.add(f"{where}: {len(outside)} probabilities outside [0, 1] at line(s) "
-                       f"{_lines(outside)}, e.g. {_examples(arr[outside].tolist())}")
+                       f"{_lines(outside)}, e.g. "
+                       f"{_examples(raw.column(target.name).iloc[outside].tolist())}")
+    return pd.Series(arr, index=column.index, name=column.name)
+
+
+def _check_classes(column: pd.Series, target: Target, report: Report, raw: RawCells,
+                   present: np.ndarray) -> pd.Series:
+    """Classes must be spelled as the spec lists them: `3`, never `3.0` or ` +3`, because a
+    spelling pandas happens to normalise is one a participant's other tools may not."""
+    where = f"{report.filename}, column {target.name!r}"
+    classes = target.classes or []
+    if isinstance(classes[0], int) and pd.api.types.is_integer_dtype(column.dtype):
+        values = column.astype(np.int64)
+        valid = present
+    elif isinstance(classes[0], int):
+        texts = raw.column(target.name)
+        canonical = texts.str.fullmatch(_INTEGER_TEXT).to_numpy(dtype=bool)
+        bad = np.flatnonzero(present & ~canonical)
+        if len(bad):
+            shown = texts.iloc[bad].tolist()
+            report.add(f"{where}: {len(bad)} values are not integers (write classes as "
+                       f"integers, e.g. 3, not 3.0) at line(s) {_lines(bad)}, e.g. "
+                       f"{_examples(shown)}{_formula_hint(shown)}")
+        valid = present & canonical
+        values = pd.Series(np.where(valid, pd.to_numeric(texts.where(valid, "0")), 0),
+                           index=column.index, name=column.name).astype(np.int64)
+    else:
+        if pd.api.types.is_object_dtype(column.dtype):
+            values = column.astype(str).str.strip()
+        else:
+            values = raw.column(target.name)
+        valid = present
+    outside = np.flatnonzero(valid & ~values.isin(classes).to_numpy())
+    if len(outside):
+        report.add(f"{where}: {len(outside)} values are not allowed classes {classes} at "
+                   f"line(s) {_lines(outside)}, e.g. "
+                   f"{_examples(raw.column(target.name).iloc[outside].tolist())}")
     return values
 
 
@@ -230,7 +296,8 @@ def validate_predictions(data: bytes, spec: CompetitionSpec, expected_ids: pd.Se
         raise Rejection(f"{filename} has a header but no rows; expected one row per test id",
                         code="empty")
     want_index, positions = _check_ids(table[spec.id_column], expected_ids, report)
-    columns = {t.name: _check_target(table[t.name], t, report) for t in spec.targets}
+    raw = RawCells(data)
+    columns = {t.name: _check_target(table[t.name], t, report, raw) for t in spec.targets}
     report.raise_if_any()
     # Valid means `positions` is a permutation: put rows in the order of the expected ids, so
     # scoring can align with labels stored in that order without another hash lookup.

@@ -68,7 +68,7 @@ def test_check_accepts_sample_and_rejects_truncated(demo_competition, tmp_path, 
 def test_encrypt_writes_valid_metadata_and_refuses_invalid(submission, demo_competition,
                                                           tmp_path, keypair, capsys):
     meta = json.loads((submission / "metadata.json").read_text())
-    assert meta["participant"] == "Alice" and meta["tuning_runs"] == 2
+    assert meta["participant"] == "alice" and meta["tuning_runs"] == 2  # as the claim
     header = envelope.read_header((submission / "predictions.csv.enc").read_bytes())
     assert header["participant"] == "alice" and header["competition"] == demo_competition.name
     bad = tmp_path / "bad.csv"

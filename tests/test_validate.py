@@ -75,10 +75,47 @@ def test_short_row_is_an_empty_value():
     assert "column 'label'" in msg and "line(s) 3" in msg
 
 
-@pytest.mark.parametrize("value", ["nan", "NaN", ""])
-def test_nan_values(value):
-    msg = rejected(f"id,label\n10,0\n11,{value}\n12,1\n13,1\n")
-    assert "empty or NaN" in msg and "line(s) 3" in msg
+@pytest.mark.parametrize(("value", "says"), [("nan", "1 NaN values at line(s) 3, e.g. 'nan'"),
+                                             ("NaN", "1 NaN values at line(s) 3, e.g. 'NaN'"),
+                                             ("", "1 empty cells at line(s) 3")])
+def test_nan_values(value, says):
+    assert says in rejected(f"id,label\n10,0\n11,{value}\n12,1\n13,1\n")
+
+
+def test_every_problem_of_a_column_in_one_pass():
+    """NaN on line 2, inf on line 3, an empty cell on line 4: all three in one message."""
+    msg = rejected("id,label\n10,NaN\n11,inf\n12,\n13,0.5\n", PROB_YAML)
+    assert "1 NaN values at line(s) 2" in msg
+    assert "1 infinite values at line(s) 3, e.g. 'inf'" in msg
+    assert "1 empty cells at line(s) 4" in msg
+
+
+def test_classes_are_quoted_as_written_not_as_pandas_floats():
+    msg = rejected("id,label\n10,0\n11,7\n12,\n13,1\n")
+    assert "e.g. '7'" in msg and "7.0" not in msg and "empty cells at line(s) 4" in msg
+
+
+@pytest.mark.parametrize("spelling", ["3.0", "1.0", "1e0"])
+def test_non_canonical_class_spelling_is_rejected(spelling):
+    msg = rejected(f"id,label\n10,0\n11,{spelling}\n12,1\n13,1\n")
+    assert "not integers (write classes as integers, e.g. 3, not 3.0) at line(s) 3" in msg
+    assert repr(spelling) in msg
+
+
+def test_utf16_gets_a_hint():
+    data = "id,label\n10,0\n11,1\n12,1\n13,1\n".encode("utf-16")
+    assert "looks like UTF-16" in rejected(data) and "save it as CSV UTF-8" in rejected(data)
+
+
+@pytest.mark.parametrize(("sep", "says"), [(";", "separated by ';'"), ("\t", "separated by a tab")])
+def test_other_delimiters_get_a_hint(sep, says):
+    msg = rejected(f"id{sep}label\n10{sep}0\n11{sep}1\n12{sep}1\n13{sep}1\n")
+    assert says in msg and "use commas" in msg
+
+
+def test_spreadsheet_formulas_get_a_hint():
+    msg = rejected("id,label\n10,0.1\n11,=A2*2\n12,0.2\n13,0.5\n", PROB_YAML)
+    assert "'=A2*2'" in msg and "spreadsheet formulas" in msg
 
 
 def test_string_in_class_column():
@@ -120,7 +157,7 @@ def test_over_size_limit_before_parsing():
 
 def test_not_utf8():
     msg = rejected(b"id,label\n10,0\n11,\xff\n")
-    assert "not UTF-8" in msg and "line 3" in msg
+    assert "line 3: not UTF-8 (byte 4 of the line is 0xff)" in msg
 
 
 def test_many_problems_reported_together():

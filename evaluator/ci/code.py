@@ -60,7 +60,7 @@ from evaluator.ci.policy import (
     sort_files,
 )
 from evaluator.ci.publish import Published, finish_publishing, start_publishing
-from evaluator.ci.record import ledger_path, rerender, standing_of
+from evaluator.ci.record import ledger_path, rerender
 from evaluator.ci.result import ACCEPTED, REJECTED, SKIPPED, ProblemItem, write_result
 from evaluator.ci.score import _check_author
 from evaluator.codetrack.board import BOARDS, CodeBoard
@@ -68,6 +68,7 @@ from evaluator.errors import ConfigError, Rejection
 from evaluator.github import ChangedFile, GitHubClient, TreeEntry
 from evaluator.ledger import SUBMISSION, Ledger
 from evaluator.pipeline import check_eligibility
+from evaluator.ranking import standing_of
 from evaluator.render import environment
 
 SHA1 = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]

@@ -21,11 +21,12 @@ from evaluator.ci.comment import LABELS, answered_status, find_answer, render_an
 from evaluator.ci.fetch import fetch_blob
 from evaluator.ci.gitops import PushReport, commit_and_push
 from evaluator.ci.logs import say
-from evaluator.ci.record import ledger_path, record_submission, standing_of
+from evaluator.ci.record import ledger_path, record_submission
 from evaluator.ci.result import ACCEPTED, SKIPPED, Result
 from evaluator.errors import ConfigError
 from evaluator.github import CommentInfo, GitHubClient, PullInfo
 from evaluator.ledger import Ledger
+from evaluator.ranking import standing_of
 from evaluator.spec import load_spec
 
 

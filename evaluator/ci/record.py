@@ -15,9 +15,8 @@ from evaluator import envelope
 from evaluator.ci.gitops import Change
 from evaluator.errors import ConfigError
 from evaluator.ledger import SUBMISSION, Ledger
-from evaluator.ranking import standings
 from evaluator.render import write_leaderboards
-from evaluator.spec import CompetitionSpec, load_spec
+from evaluator.spec import load_spec
 
 
 def ledger_path(root: Path) -> Path:
@@ -69,13 +68,3 @@ def record_submission(root: Path, row: dict[str, Any], sealed: bytes,
     pages = rerender(root)
     paths = [ledger.path, env_path, *pages]
     return Change(paths=[str(p.relative_to(root)) for p in paths], message=message)
-
-
-def standing_of(spec: CompetitionSpec, rows: list[dict[str, Any]],
-                participant: str) -> tuple[int | None, int]:
-    """(rank of the participant's counted submission, number of ranked participants)."""
-    table = standings(spec, rows)
-    for entry in table:
-        if entry.row["participant"].lower() == participant.lower():
-            return entry.rank, len(table)
-    return None, len(table)

@@ -68,6 +68,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
     w.add_argument("--root", type=Path, default=None)
     w.set_defaults(func=cmd_ledger_withdraw)
+    q = ls.add_parser("list", help="list submissions with their digests (filters combine)")
+    q.add_argument("--competition", help="slug")
+    q.add_argument("--participant", help="login or platform entrant name")
+    q.add_argument("--kind", choices=["human", "llm-api", "llm-agent", "baseline"])
+    q.add_argument("--status", choices=["active", "rescored", "withdrawn"])
+    q.add_argument("--since", help="scored on or after, e.g. 2026-12-01")
+    q.add_argument("--until", help="scored on or before, e.g. 2026-12-31")
+    q.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    q.add_argument("--json", action="store_true", help="one JSON object per line")
+    q.set_defaults(func=cmd_ledger_list)
+    q = ls.add_parser("show", help="one submission in full, with its withdrawal and re-scores")
+    q.add_argument("digest", help="the digest or a unique prefix of >= 8 characters")
+    q.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    q.set_defaults(func=cmd_ledger_show)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -192,7 +206,74 @@ def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
 
     root = args.root or repo_root()
     row, written = withdraw(root, args.digest, reason=args.reason, by=args.by)
-    print(("appended " if written else "already withdrawn: ") + describe(row))
+    if not written:
+        from evaluator.ci.record import ledger_path
+        from evaluator.ledger import WITHDRAWAL, Ledger
+
+        first = next(r for r in Ledger(ledger_path(root)).rows()
+                     if r["type"] == WITHDRAWAL and r["digest"] == row["digest"])
+        print(f"already withdrawn on {first['at']} by {first.get('by') or 'unknown'}: "
+              f"{first['reason']} (nothing written; the new reason was not recorded)")
+        return 0
+    print("appended " + describe(row))
     for path in rerender(root):
         print(f"wrote {path}")
+    return 0
+
+
+def _ledger_rows(path: Path | None) -> tuple[Path, list]:
+    from evaluator.ledger import Ledger
+    from evaluator.paths import default_ledger
+
+    path = path or default_ledger()
+    if not path.exists():
+        raise ConfigError(f"{path}: no ledger there (give --ledger PATH)")
+    return path, Ledger(path).rows()
+
+
+def _scores_text(scores: dict) -> str:
+    return ", ".join(f"{k}={v:.4f}" for k, v in scores.items())
+
+
+def cmd_ledger_list(args: argparse.Namespace) -> int:
+    import json
+
+    from evaluator.ledgerview import select
+
+    path, rows = _ledger_rows(args.ledger)
+    found = select(rows, competition=args.competition, participant=args.participant,
+                   kind=args.kind, since=args.since, until=args.until, status=args.status)
+    for state in found:
+        r = state.row
+        if args.json:
+            print(json.dumps({"digest": r["digest"], "slug": r["slug"], "version": r["version"],
+                              "participant": r["participant"], "entrant": r.get("entrant"),
+                              "scored_at": r["scored_at"], "status": state.status,
+                              "scores": state.scores}, sort_keys=True))
+        else:
+            print(f"{r['digest'][:16]}  {r['scored_at']}  {r['slug']} v{r['version']}  "
+                  f"{r['participant']} ({r.get('entrant', 'human')})  {state.status}  "
+                  f"{_scores_text(state.scores)}")
+    if not args.json:
+        print(f"{len(found)} submission(s) in {path}")
+    return 0
+
+
+def cmd_ledger_show(args: argparse.Namespace) -> int:
+    import json
+
+    from evaluator.ci.ledger_ops import find_submission
+    from evaluator.ledgerview import states
+
+    path, rows = _ledger_rows(args.ledger)
+    target = find_submission(rows, args.digest)
+    state = next(s for s in states(rows) if s.row["digest"] == target["digest"])
+    print(json.dumps(target, indent=2, sort_keys=True, ensure_ascii=True))
+    print(f"status: {state.status} (in {path})")
+    if state.withdrawal:
+        w = state.withdrawal
+        print(f"withdrawn on {w['at']} by {w.get('by') or 'unknown'}: {w['reason']}")
+    for r in state.rescores:
+        print(f"re-scored on {r['at']} by {r.get('by') or 'unknown'} ({r['reason']}): "
+              f"{_scores_text(r['previous'])} -> {_scores_text(r['scores'])}")
     return 0

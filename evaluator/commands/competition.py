@@ -38,7 +38,13 @@ from evaluator.build import read_seed
 from evaluator.cli import GROUPS
 from evaluator.errors import ConfigError
 from evaluator.ledger import Ledger
-from evaluator.paths import competitions_dir, default_ledger, default_public_key, templates_dir
+from evaluator.paths import (
+    competitions_dir,
+    default_ledger,
+    default_public_key,
+    resolve_competition,
+    templates_dir,
+)
 from evaluator.render import fmt_score, md_escape
 from evaluator.spec import SLUG_RE, CompetitionSpec, load_spec
 
@@ -73,14 +79,7 @@ FORMULAS = {
 # ----------------------------------------------------------------------------- helpers
 def resolve_folder(slug_or_path: str) -> Path:
     """`gnn-cora` -> competitions/gnn-cora; an existing folder path is taken as it is."""
-    path = Path(slug_or_path)
-    if (path / "competition.yaml").is_file():
-        return path
-    folder = competitions_dir() / slug_or_path
-    if not (folder / "competition.yaml").is_file():
-        raise ConfigError(f"no competition {slug_or_path!r}: neither {path} nor {folder} holds "
-                          "a competition.yaml (create one with `gnncb competition new SLUG`)")
-    return folder
+    return resolve_competition(slug_or_path)
 
 
 def _plain_env(directory: Path) -> Environment:

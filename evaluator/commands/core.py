@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from evaluator.cli import GROUPS
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import Ledger
 from evaluator.metadata import Metadata, dump_metadata
-from evaluator.paths import competitions_dir, default_ledger, default_public_key
+from evaluator.paths import competition_arg, competitions_dir, default_ledger, default_public_key
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,14 +30,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     k = ks.add_parser("kid", help="print the kid (RFC 7638 thumbprint) of a public key")
     k.add_argument("public_key", type=Path)
     k.set_defaults(func=cmd_keys_kid)
+    k = ks.add_parser("reseal", help="re-encrypt hidden labels to a new key (rotation) or to the "
+                      "current competition version, without the raw data or the build seed")
+    k.add_argument("competitions", nargs="+", type=competition_arg,
+                   help="slugs or folders (default key: keys/platform-public.pem)")
+    k.add_argument("--private-key", type=Path, action="append",
+                   help="PEM that opens the labels now (repeatable); default: $GNNCB_PRIVATE_KEY")
+    k.add_argument("--public-key", type=Path, help="the new public key; default: "
+                   "keys/platform-public.pem")
+    k.add_argument("--dry-run", action="store_true", help="open and re-seal in memory only")
+    k.set_defaults(func=cmd_keys_reseal)
 
     p = sub.add_parser("check", help="validate a predictions CSV (no key needed)")
-    p.add_argument("--competition", type=Path, required=True, help="competitions/SLUG")
+    p.add_argument("--competition", type=competition_arg, required=True,
+                   help="a slug (gnn-cora) or a folder (competitions/gnn-cora)")
     p.add_argument("predictions", type=Path)
+    p.add_argument("--json", action="store_true",
+                   help="print {valid, problems, rows, ...} as JSON (exit 0 valid, 1 invalid)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("encrypt", help="check, then encrypt predictions and write metadata.json")
-    p.add_argument("--competition", type=Path, required=True)
+    p.add_argument("--competition", type=competition_arg, required=True,
+                   help="a slug (gnn-cora) or a folder (competitions/gnn-cora)")
     p.add_argument("--participant", required=True, help="your GitHub login")
     p.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
     p.add_argument("-o", "--output", type=Path, default=Path("predictions.csv.enc"))
@@ -55,7 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_encrypt)
 
     p = sub.add_parser("evaluate", help="decrypt, validate and score a submission folder")
-    p.add_argument("--competition", type=Path, required=True)
+    p.add_argument("--competition", type=competition_arg, required=True,
+                   help="a slug (gnn-cora) or a folder (competitions/gnn-cora)")
     p.add_argument("--submission", type=Path, required=True,
                    help="folder with predictions.csv.enc and metadata.json")
     p.add_argument("--participant", required=True)
@@ -102,6 +118,26 @@ def cmd_keys_kid(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_keys_reseal(args: argparse.Namespace) -> int:
+    from evaluator.reseal import reseal_competition
+
+    private = keys.private_keys_from(args.private_key)
+    key_path = args.public_key or default_public_key()
+    try:
+        public = keys.load_public_key(key_path.read_bytes(), source=str(key_path))
+    except OSError as err:
+        raise ConfigError(f"{key_path}: cannot read public key: {err.strerror}") from None
+    for folder in args.competitions:
+        for r in reseal_competition(folder, private, public, dry_run=args.dry_run):
+            verb = "would re-seal" if args.dry_run else "re-sealed"
+            print(f"{verb} {r.path}: key {r.old_kid[:12]}... -> {r.new_kid[:12]}..., "
+                  f"version {r.old_version} -> {r.new_version}")
+    if not args.dry_run:
+        print("commit the changed hidden/*.jwe files; the old private key is no longer needed "
+              "for them")
+    return 0
+
+
 def _read_predictions(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -121,34 +157,89 @@ def _check(competition: Path, predictions: Path) -> tuple[Any, int]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    spec, n = _check(args.competition, args.predictions)
-    print(f"OK: {args.predictions} is a valid submission for {spec.slug} v{spec.version} "
-          f"({n} rows, every test id exactly once)")
+    if not args.json:
+        spec, n = _check(args.competition, args.predictions)
+        print(f"OK: {args.predictions} is a valid submission for {spec.slug} v{spec.version} "
+              f"({n} rows, every test id exactly once)")
+        return 0
+    from evaluator.spec import load_spec
+
+    report: dict[str, Any] = {"file": str(args.predictions), "competition": None,
+                              "version": None}
+    try:
+        spec = load_spec(args.competition)
+        report.update(competition=spec.slug, version=spec.version)
+        _, n = _check(args.competition, args.predictions)
+    except Rejection as err:
+        print(json.dumps({**report, "valid": False, "code": err.code,
+                          "problems": _problem_lines(str(err))}, sort_keys=True))
+        return 1
+    print(json.dumps({**report, "valid": True, "rows": n, "problems": []}, sort_keys=True))
     return 0
 
 
+def _problem_lines(message: str) -> list[str]:
+    """A rejection lists its problems as '  - ...' lines under a heading; JSON gets the list."""
+    items = [line.strip()[2:] for line in message.splitlines() if line.strip().startswith("- ")]
+    return items or [message]
+
+
+def _missing_declarations(spec: Any, args: argparse.Namespace) -> list[str]:
+    """Declarations the competition's rules ask for that the command line did not give: the
+    submission is still accepted, but a row without them cannot be checked for conformance."""
+    rules = spec.rules
+    missing = []
+    if rules.gnn_only and args.gnn_only is None:
+        missing.append("--gnn-only (the rules say GNN models only; say --no-gnn-only if yours "
+                       "is not one)")
+    if args.seed is None:
+        missing.append(f"--seed (the rules fix the seed to {rules.seed})")
+    if args.tuning_runs is None:
+        missing.append(f"--tuning-runs (at most {rules.max_tuning_runs} allowed)")
+    if args.training_time_minutes is None:
+        missing.append(f"--training-time-minutes (at most {rules.cpu_hours:g} CPU hours)")
+    if not args.hardware:
+        missing.append("--hardware (e.g. 'laptop, 4 cores')")
+    return missing
+
+
 def cmd_encrypt(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
     spec, n = _check(args.competition, args.predictions)
-    meta = Metadata(
-        participant=args.participant, team=args.team, entrant=args.entrant,
-        method=args.method, model=args.model, hardware=args.hardware,
-        training_time_minutes=args.training_time_minutes, tuning_runs=args.tuning_runs,
-        seed=args.seed, gnn_only=args.gnn_only, notes=args.notes)
+    login = args.participant.lower()
+    try:
+        meta = Metadata(
+            participant=login, team=args.team, entrant=args.entrant,
+            method=args.method, model=args.model, hardware=args.hardware,
+            training_time_minutes=args.training_time_minutes, tuning_runs=args.tuning_runs,
+            seed=args.seed, gnn_only=args.gnn_only, notes=args.notes)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'metadata'}: "
+                             f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
+        raise ConfigError(f"cannot write metadata.json: {problems}") from None
     key_path = args.public_key or default_public_key()
     try:
         public = keys.load_public_key(key_path.read_bytes(), source=str(key_path))
     except OSError as err:
         raise ConfigError(f"{key_path}: cannot read public key: {err.strerror}") from None
     sealed = envelope.seal(_read_predictions(args.predictions), public,
-                           envelope.prediction_claims(spec.slug, spec.version,
-                                                      args.participant.lower()))
+                           envelope.prediction_claims(spec.slug, spec.version, login))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_bytes(sealed)
     meta_path = args.output.parent / "metadata.json"
     meta_path.write_text(dump_metadata(meta), encoding="utf-8")
     print(f"checked {n} rows; wrote {args.output} (kid {keys.thumbprint(public)}) and {meta_path}")
-    print(f"next: copy both into competitions/{spec.slug}/submissions/{args.participant}/ "
-          "and open a pull request")
+    for missing in _missing_declarations(spec, args):
+        print(f"warning: not declared: {missing}", file=sys.stderr)
+    target = Path("competitions") / spec.slug / "submissions" / login
+    resolved = args.output.parent.resolve()
+    if resolved.parts[-3:] == target.parts[-3:]:
+        print(f"ready to commit: git add {shlex.quote(str(args.output.parent))} and open a pull "
+              "request that adds only these two files")
+    else:
+        print(f"next: copy both into {target}/ and open a pull request that adds only these two "
+              "files")
     return 0
 
 
@@ -180,6 +271,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"  {name}: {value:.6f}")
     if ledger and not outcome.duplicate:
         print(f"recorded in {args.ledger}")
+    if ledger:
+        from evaluator.ranking import standing_of
+        from evaluator.spec import load_spec
+
+        rank, entries = standing_of(load_spec(args.competition), ledger.rows(),
+                                    outcome.participant)
+        if rank is not None:
+            print(f"rank: {rank} of {entries} in {args.ledger}")
+    if outcome.remaining_version is not None:
+        print(f"remaining: {outcome.remaining_version} submissions for this version, "
+              f"{outcome.remaining_today} in the next 24 hours")
     return 0
 
 

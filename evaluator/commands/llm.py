@@ -17,7 +17,7 @@ from typing import Any
 from evaluator import keys
 from evaluator.errors import ConfigError
 from evaluator.ledger import Ledger
-from evaluator.paths import competitions_dir, default_ledger, default_public_key
+from evaluator.paths import default_ledger, default_public_key, resolve_competition
 
 MIB = 1024**2
 
@@ -128,17 +128,6 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
     g.add_argument("--no-score", action="store_true",
                    help="seal only; score later with `gnncb llm score` (no private key needed)")
-
-
-def resolve_competition(value: str) -> Path:
-    path = Path(value)
-    if (path / "competition.yaml").is_file():
-        return path
-    candidate = competitions_dir() / value
-    if (candidate / "competition.yaml").is_file():
-        return candidate
-    raise ConfigError(f"competition {value!r}: neither {path} nor {candidate} holds a "
-                      "competition.yaml")
 
 
 def _options(args: argparse.Namespace, participant: str | None = None):
