@@ -275,3 +275,28 @@ def test_keys_reseal_rebinds_labels_after_a_version_bump(demo_competition, keypa
     assert code == 0, err and "version 1 -> 2" in stdout
     for path in (demo_competition / "hidden").glob("*.jwe"):
         assert envelope.read_header(path.read_bytes())["competition_version"] == 2
+
+
+def test_over_the_daily_limit_says_when_the_window_reopens(demo_competition):
+    from datetime import UTC, datetime
+
+    from evaluator.errors import Rejection
+    from evaluator.pipeline import check_eligibility
+    from evaluator.spec import load_spec
+
+    spec_path = demo_competition / "competition.yaml"
+    spec_path.write_text(spec_path.read_text().replace("per_day: 5", "per_day: 2"))
+    spec = load_spec(demo_competition)
+    per_day = spec.submission.limits.per_day
+    assert per_day == 2
+    times = [f"2026-12-01T{h:02d}:15:00Z" for h in range(per_day)]
+    rows = [{"type": "submission", "digest": f"{i:064x}", "slug": spec.slug,
+             "version": spec.version, "participant": "alice", "scored_at": t, "scores": {}}
+            for i, t in enumerate(times)]
+    try:
+        check_eligibility(spec, rows, "alice", datetime(2026, 12, 1, 23, 0, tzinfo=UTC))
+    except Rejection as err:
+        # the oldest submission in the window leaves it 24 hours after it was scored
+        assert "the window reopens at 2026-12-02 00:15 UTC" in str(err)
+    else:
+        raise AssertionError("over the daily limit was accepted")
