@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator import sandbox_fs
 from evaluator.errors import ConfigError
 
 # --------------------------------------------------------------------------------------------
@@ -448,12 +449,9 @@ def _uid_slot() -> Iterator[int]:
 
 
 def _chown_tree(top: Path, uid: int, gid: int) -> None:
-    """chown without following symlinks: a run may leave links pointing at host files."""
-    os.chown(top, uid, gid, follow_symlinks=False)
-    for dirpath, dirnames, filenames in os.walk(top):
-        for name in dirnames + filenames:
-            with contextlib.suppress(FileNotFoundError):
-                os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
+    """chown without following symlinks, iteratively (a run may leave links to host files and
+    trees deeper than any recursion limit)."""
+    sandbox_fs.chown_tree(top, uid, gid)
 
 
 # --------------------------------------------------------------------------------------------

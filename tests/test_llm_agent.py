@@ -4,11 +4,16 @@ checked, fed back when invalid, sealed and scored like everyone else's."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from evaluator import sandbox
 from evaluator.cli import main
-from tests.test_llm_support import UNSANDBOXED_FLAGS, read_json
+from tests.test_llm_support import UNSANDBOXED_FLAGS, needs_sandbox, read_json
 
 # A scripted "agent": reads the frozen prompt, writes solution.py, runs it. Round 1 writes a
 # partial file; round 2 reads FEEDBACK.md and fixes it.
@@ -70,3 +75,74 @@ def test_agent_mount_must_exist(keypair, demo_competition, tmp_path, capsys):
     missing = tmp_path / "no-agent.py"
     assert main(_agent_args(keypair, demo_competition, tmp_path, missing)) == 2
     assert "--agent-mount" in capsys.readouterr().err
+
+
+# An agent that, in round 1, leaves a trap where the judge writes FEEDBACK.md for round 2 (a
+# link to a host file, a FIFO that would hang the writer, a directory 1,200 levels deep that
+# would crash a recursive walk) and writes no predictions; round 2 reports what it found.
+TRAP_AGENT = textwrap.dedent('''
+    import os, pathlib, stat
+    attempt = int(os.environ["GNNCB_ATTEMPT"])
+    trap = {kind!r}
+    if attempt == 1:
+        if trap == "symlink":
+            os.symlink({target!r}, "FEEDBACK.md")
+        elif trap == "fifo":
+            os.mkfifo("FEEDBACK.md")
+        else:
+            os.mkdir("FEEDBACK.md")
+            fd = os.open("FEEDBACK.md", os.O_RDONLY)
+            for _ in range(1200):
+                os.mkdir("d", dir_fd=fd)
+                fd = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.symlink({target!r}, "link", dir_fd=fd)
+        os.symlink({target!r}, "PROMPT.md.next")
+    else:
+        info = os.lstat("FEEDBACK.md")
+        print("REGULAR", stat.S_ISREG(info.st_mode))
+        print("FEEDBACK HAS IDS", "predictions.csv" in pathlib.Path("FEEDBACK.md").read_text())
+''')
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "deep-directory"])
+@needs_sandbox
+def test_feedback_write_back_follows_nothing_the_agent_left(keypair, demo_competition,
+                                                             tmp_path, capsys, kind):
+    host = tmp_path / "host-file.txt"
+    host.write_text("untouched\n")
+    os.chmod(host, 0o644)
+    agent = tmp_path / "agent.py"
+    agent.write_text(TRAP_AGENT.format(kind=kind, target=str(host)))
+    code = main(_agent_args(keypair, demo_competition, tmp_path, agent, "--keep-workspaces",
+                           "--repairs", "1"))
+    assert code != 0 or "scored" not in capsys.readouterr().out  # no predictions: no score
+    assert host.read_text() == "untouched\n"  # the judge did not write through the link
+    run = tmp_path / "runs" / "adhoc" / "scripted-agent" / "demo-cancer-knn"
+    second = (run / "attempt-2" / "stdout.txt").read_text()
+    assert "REGULAR True" in second  # a fresh judge-written file replaced the trap
+    assert "FEEDBACK HAS IDS True" in second
+    # nothing the run left is owned by a sandbox uid, and no link survives in the kept copy
+    kept = run / "workspace"
+    if kept.exists():
+        for path in _walk_all(kept):
+            info = os.lstat(path)
+            assert not sandbox.UID_BASE <= info.st_uid < sandbox.UID_BASE + sandbox.UID_SLOTS
+            assert not stat.S_ISLNK(info.st_mode)
+
+
+def _walk_all(top: Path) -> list[str]:
+    out, stack = [], [str(top)]
+    while stack:
+        d = stack.pop()
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name in os.listdir(fd):
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                path = f"{d}/{name}"
+                if len(path) < 3000:
+                    out.append(path)
+                    if stat.S_ISDIR(info.st_mode):
+                        stack.append(path)
+        finally:
+            os.close(fd)
+    return out

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator import sandbox_fs
 from evaluator.errors import ConfigError
 from evaluator.llm import session as sessions
 from evaluator.llm.execute import check_predictions, make_workspace, read_solution, run_command
-from evaluator.llm.runlog import write_text
 from evaluator.sandbox import SandboxError
 
 PROMPT_FILE = "PROMPT.md"
@@ -53,7 +53,7 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
     workspace = session.run / "workspace"
     try:
         make_workspace(workspace, session.competition)
-        write_text(workspace / PROMPT_FILE, session.prompt.text)
+        sandbox_fs.write_file(workspace, PROMPT_FILE, session.prompt.text.encode())
         message = session.prompt.text
         for index in range(1, session.max_attempts + 1):
             env = {
@@ -77,7 +77,9 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
                 return session.finish(check.data)
             if index < session.max_attempts:
                 message = session.feedback(index, None, result, check, workspace)
-                write_text(workspace / FEEDBACK_FILE, message)
+                # the agent may have left a symlink (to a host file), a FIFO or a directory
+                # here: write_file removes it and creates a fresh file, following nothing
+                sandbox_fs.write_file(workspace, FEEDBACK_FILE, message.encode())
         session.discard_workspace(workspace)
         return session.finish(None)
     except SandboxError as err:

@@ -8,15 +8,12 @@ attempt log layout, feedback wording and sealing from this one place.
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluator import keys
+from evaluator import keys, sandbox_fs
 from evaluator.errors import ConfigError
 from evaluator.llm import taxonomy
 from evaluator.llm.costs import PriceTable, cost_of
@@ -218,14 +215,9 @@ class Session:
         if not workspace.exists():
             return
         if not self.options.keep_workspaces:
-            shutil.rmtree(workspace, ignore_errors=True)
+            sandbox_fs.remove_tree(workspace)
             return
-        for folder, dirs, files in os.walk(workspace, followlinks=False):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                info = os.lstat(path)
-                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    os.unlink(path)
+        sandbox_fs.scrub_tree(workspace)
 
     def _totals(self) -> dict[str, Any]:
         tokens_in = sum(a["tokens_in"] for a in self.attempts)
