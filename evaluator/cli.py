@@ -28,6 +28,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.code",
     "evaluator.commands.code_llm",
     "evaluator.commands.ci_code",
+    "evaluator.commands.results",
 )
 
 

@@ -1,0 +1,110 @@
+"""`gnncb results humans|gaps|families|codetrack|import`: the papers' comparisons.
+
+Each verb reads the ledger (default) or an imported reference source (`--source NAME`) and
+prints Markdown (default), CSV (`--format csv`) or JSON (`--format json` / `--json`), or writes
+it to `--out FILE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evaluator.ledger import Ledger
+from evaluator.paths import competitions_dir, default_ledger
+
+
+def _specs(args: argparse.Namespace) -> list:
+    from evaluator.commands.core import load_all_specs
+
+    return [s for s in load_all_specs(args.competitions or competitions_dir())
+            if hasattr(s, "rules")]
+
+
+def _sources_dir(args: argparse.Namespace) -> Path:
+    return args.sources or (args.ledger or default_ledger()).parent / "sources"
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}")
+
+
+def _dataset(args: argparse.Namespace) -> dict:
+    from evaluator.results import api
+    from evaluator.results.sources import load_source
+
+    specs = _specs(args)
+    if args.source:
+        return api.dataset(specs, [], source=load_source(_sources_dir(args), args.source))
+    rows = Ledger(args.ledger or default_ledger()).rows()
+    return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=args.runs)
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from evaluator.results import api
+    from evaluator.results.render import render
+
+    ds = _dataset(args)
+    result = {"humans": api.humans_result, "gaps": api.gaps_result,
+              "families": api.families_result}[args.table](ds)
+    fmt = "json" if args.json else args.format
+    _emit(render(args.table, result, fmt), args.out)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from evaluator.results.sources import import_source, load_source
+
+    out = import_source(args.path, args.source, _specs(args), _sources_dir(args),
+                        percent=args.percent)
+    source = load_source(out.parent, args.source)
+    comps = sorted({r["competition"] for r in source["rows"]})
+    print(f"imported {len(source['rows'])} rows on {len(comps)} competitions as source "
+          f"{args.source!r} -> {out}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, *, ledger: bool = True) -> None:
+    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument("--json", action="store_true", help="same as --format json")
+    p.add_argument("--out", type=Path, help="write here instead of printing")
+    if ledger:
+        p.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+        p.add_argument("--competitions", type=Path, help="default: competitions/")
+        p.add_argument("--sources", type=Path,
+                       help="imported sources folder (default: sources/ beside the ledger)")
+        p.add_argument("--source", help="use this imported reference source, not the ledger")
+        p.add_argument("--runs", type=Path, action="append",
+                       help="LLM campaign folder whose failed runs count as pairs with no valid "
+                            "file (repeatable)")
+        p.add_argument("--k-reading", choices=("repairs", "calls"), default="repairs",
+                       help="GNN-CB's k <= 5 read as 5 repairs (default, the LLM track's "
+                            "reading) or as 5 model calls in all")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("results", help="the papers' comparisons from the ledger or a source")
+    rs = p.add_subparsers(dest="results_command", metavar="ACTION", required=True)
+    helps = {"humans": "human cohort statistics per competition (GNN-CB Table 2)",
+             "gaps": "LLM scores and gaps to the human top (GNN-CB Table 3)",
+             "families": "best/mean/worst gap per model and family, by tier (GNN-CB Fig. 4)"}
+    for name, text in helps.items():
+        t = rs.add_parser(name, help=text)
+        _common(t)
+        t.set_defaults(func=cmd_table, table=name)
+    i = rs.add_parser("import", help="import an external results table as a reference source")
+    i.add_argument("path", type=Path, help="CSV: entrant,family,competition,score[,kind,metric,"
+                                           "note]")
+    i.add_argument("--source", required=True, help="name to store it under, e.g. gnncb-table3")
+    i.add_argument("--percent", action="store_true",
+                   help="classification scores are given in percent")
+    i.add_argument("--ledger", type=Path, help="sources are stored beside this ledger")
+    i.add_argument("--sources", type=Path, help="store here instead")
+    i.add_argument("--competitions", type=Path, help="default: competitions/")
+    i.set_defaults(func=cmd_import)

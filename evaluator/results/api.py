@@ -1,0 +1,50 @@
+"""The results API used by `gnncb results ...` and the site: plain data in, plain data out.
+
+    ds = dataset(specs, ledger_rows)                 # or dataset(specs, [], source=loaded)
+    humans_result(ds); gaps_result(ds); families_result(ds)
+
+Every result says where its numbers come from (`source`, `provenance`) and lists the
+inconsistencies found in a reference's own numbers (`inconsistencies`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluator.results import checks, entries, tables
+from evaluator.spec import CompetitionSpec
+
+
+def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
+            source: dict[str, Any] | None = None, k_reading: str = "repairs",
+            campaign_dirs: list[Path] | None = None) -> dict[str, Any]:
+    """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
+    run folders whose failed runs count as pairs with no valid file."""
+    if source is not None:
+        return entries.from_source(source)
+    failures = entries.failed_runs(campaign_dirs) if campaign_dirs else None
+    return entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures)
+
+
+def humans_result(ds: dict[str, Any]) -> dict[str, Any]:
+    result = tables.humans(ds)
+    result["provenance"] = ds.get("provenance")
+    uses_gnncb = any(c.get("gnncb_id") for c in ds["competitions"].values())
+    result["inconsistencies"] = checks.table2_checks() if uses_gnncb else []
+    return result
+
+
+def gaps_result(ds: dict[str, Any]) -> dict[str, Any]:
+    result = tables.gaps(ds)
+    result["provenance"] = ds.get("provenance")
+    result["inconsistencies"] = checks.paper_checks(ds, result)
+    if ds["source"] != "ledger":
+        result["last_row"] = checks.reproduces_last_row(result)
+    return result
+
+
+def families_result(ds: dict[str, Any]) -> dict[str, Any]:
+    full = tables.gaps(ds)
+    keys = ("source", "families", "models", "by_tier", "family_scope", "excluded")
+    return {**{k: full[k] for k in keys}, "provenance": ds.get("provenance")}

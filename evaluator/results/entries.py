@@ -1,0 +1,188 @@
+"""Ledger rows (or an imported source) -> one comparable entry per entrant and competition.
+
+Why one shape for both: every table (humans, gaps, families) is computed by the same code from
+either the ledger or a reference source, so a paper's table and our own results are read the
+same way. Entries are plain dicts:
+
+    {"competition", "entrant", "kind", "family", "score" (None = no valid file), "sem",
+     "runs" (the scored runs behind a mean), "interval", "protocol", "deviations", "failure"}
+
+Humans and baselines: the latest accepted submission per participant (as on the boards). LLMs:
+every accepted run of the same model on the competition's current version is a repeated run
+(e.g. `--seed`), aggregated as mean +- SEM with the runs listed. Rows outside the protocol are
+kept apart in `excluded`, never averaged in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from scipy import stats
+
+from evaluator.ledger import active_submissions
+from evaluator.results import conformance
+from evaluator.results.sources import LLM_KINDS, competition_meta
+from evaluator.spec import CompetitionSpec
+
+# Model id -> family, for ledger rows (a source names its families itself).
+_FAMILIES = (
+    (re.compile(r"claude|gpt|\bo[134]\b|gemini|grok|mistral-(?:large|medium)", re.I),
+     "Proprietary"),
+    (re.compile(r"llama|qwen|deepseek|kimi|mistral|mixtral|phi|gemma|olmo|starcoder|smol|"
+                r"granite|yi-|codellama", re.I), "Open-source"),
+)
+
+
+def family_of(model: str) -> str:
+    for pattern, family in _FAMILIES:
+        if pattern.search(model):
+            return family
+    return "Other"
+
+
+def _kind(row: dict[str, Any]) -> str:
+    entrant = row.get("entrant") or "human"
+    return entrant if entrant in ("human", "llm-api", "llm-agent", "baseline") else "human"
+
+
+def _interval(row: dict[str, Any], score: str) -> list[float] | None:
+    found = (row.get("intervals") or {}).get(score)
+    if isinstance(found, dict) and "low" in found and "high" in found:
+        return [float(found["low"]), float(found["high"])]
+    return None
+
+
+def _run(row: dict[str, Any], score: str) -> dict[str, Any]:
+    llm = (row.get("declared") or {}).get("llm") or {}
+    return {"digest": row["digest"][:12], "participant": row["participant"],
+            "score": float(row["scores"][score]), "interval": _interval(row, score),
+            "seed": llm.get("seed"), "campaign": llm.get("campaign", ""),
+            "scored_at": row.get("scored_at", "")}
+
+
+def mean_sem(values: list[float]) -> tuple[float, float | None]:
+    """Mean and standard error of the mean (scipy.stats.sem, ddof=1); no SEM for one run."""
+    mean = float(sum(values) / len(values))
+    if len(values) < 2:
+        return mean, None
+    return mean, float(stats.sem(values))
+
+
+def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
+                k_reading: str = "repairs",
+                failures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ledger's current-version submissions as a results dataset.
+
+    `failures`: LLM runs that never produced a valid file (from run folders, see
+    `failed_runs`), as {"slug", "model", "entrant", "mode"}; each becomes an entry with no
+    score unless the model has a valid run there."""
+    active = active_submissions(rows)
+    competitions: dict[str, dict[str, Any]] = {}
+    entries: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    for spec in specs:
+        if not hasattr(spec, "rules") or not hasattr(spec, "primary_score"):
+            continue  # code-track boards have their own results (`results codetrack`)
+        meta = competition_meta(spec)
+        reference = spec.human_reference
+        meta["reference"] = ({"top": reference.top, "mean": reference.mean,
+                              "note": reference.note} if reference else None)
+        competitions[spec.slug] = meta
+        score = spec.primary_score
+        mine = [r for r in active if r["slug"] == spec.slug and r["version"] == spec.version
+                and score in (r.get("scores") or {})]
+        latest: dict[str, dict[str, Any]] = {}
+        llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in mine:
+            verdict = conformance.check_row(spec, r, k_reading=k_reading)
+            kind = _kind(r)
+            if verdict["status"] == conformance.OUT:
+                excluded.append({"competition": spec.slug, "entrant": _name(r), "kind": kind,
+                                 "score": float(r["scores"][score]),
+                                 "digest": r["digest"][:12], **verdict})
+                continue
+            if kind in LLM_KINDS:
+                llm_runs[(_name(r), kind)].append({**_run(r, score), **verdict})
+            else:
+                latest[r["participant"].lower()] = {**r, "_verdict": verdict}
+        for r in latest.values():
+            verdict = r["_verdict"]
+            entries.append({"competition": spec.slug, "entrant": r["participant"],
+                            "kind": _kind(r), "family": "", "score": float(r["scores"][score]),
+                            "sem": None, "runs": [_run(r, score)],
+                            "interval": _interval(r, score), "protocol": verdict["status"],
+                            "deviations": verdict["deviations"],
+                            "unverified": verdict["unverified"], "failure": None})
+        for (model, kind), runs in llm_runs.items():
+            mean, sem = mean_sem([run["score"] for run in runs])
+            status = (conformance.UNVERIFIED if any(run["status"] != conformance.OK
+                                                    for run in runs) else conformance.OK)
+            entries.append({"competition": spec.slug, "entrant": model, "kind": kind,
+                            "family": family_of(model), "score": mean, "sem": sem,
+                            "runs": [{k: v for k, v in run.items()
+                                      if k not in ("status", "deviations")} for run in runs],
+                            "interval": runs[0]["interval"] if len(runs) == 1 else None,
+                            "protocol": status, "deviations": [],
+                            "unverified": sorted({u for run in runs for u in run["unverified"]}),
+                            "failure": None})
+        for f in failures or []:
+            if f["slug"] != spec.slug:
+                continue
+            if any(e["competition"] == spec.slug and e["entrant"] == f["model"]
+                   for e in entries):
+                continue
+            entries.append({"competition": spec.slug, "entrant": f["model"],
+                            "kind": f.get("entrant", "llm-api"), "family": family_of(f["model"]),
+                            "score": None, "sem": None, "runs": [], "interval": None,
+                            "protocol": conformance.OK, "deviations": [], "unverified": [],
+                            "failure": f.get("mode") or "no valid file"})
+    return {"source": "ledger", "competitions": competitions, "entries": entries,
+            "excluded": excluded}
+
+
+def _name(row: dict[str, Any]) -> str:
+    if _kind(row) in LLM_KINDS:
+        return row.get("model") or row["participant"]
+    return row["participant"]
+
+
+def failed_runs(campaign_dirs: list[Path]) -> list[dict[str, Any]]:
+    """LLM runs with no valid predictions (status `failed`) in campaign folders."""
+    from evaluator.llm.report import load_runs  # the LLM track's own reader of run folders
+
+    out = []
+    for folder in campaign_dirs:
+        for _, summary in load_runs(Path(folder)):
+            if summary.get("status") == "failed":
+                out.append({"slug": summary.get("slug"), "model": summary.get("model", "?"),
+                            "entrant": summary.get("entrant", "llm-api"),
+                            "mode": (summary.get("failure") or {}).get("mode")})
+    return out
+
+
+def from_source(source: dict[str, Any]) -> dict[str, Any]:
+    """An imported source as a results dataset (its own competitions' metrics and tiers)."""
+    competitions: dict[str, dict[str, Any]] = {}
+    entries = []
+    for r in source["rows"]:
+        competitions.setdefault(r["competition"], {
+            "id": r["competition"], "gnncb_id": r.get("gnncb_id"), "title": r.get("title", ""),
+            "score": r["metric"], "metric": r["metric"], "higher_is_better": r["higher_is_better"],
+            "difficulty": r["difficulty"], "classification": r["classification"],
+            "reference": None})
+        entries.append({"competition": r["competition"], "entrant": r["entrant"],
+                        "kind": r["kind"], "family": r.get("family", ""), "score": r["score"],
+                        "sem": None, "runs": [], "interval": None, "protocol": conformance.OK,
+                        "deviations": [], "unverified": [],
+                        "failure": None if r["score"] is not None else "no valid file",
+                        "note": r.get("note", "")})
+    return {"source": source["name"], "provenance": source.get("provenance", {}),
+            "competitions": competitions, "entries": entries, "excluded": []}
+
+
+def finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
