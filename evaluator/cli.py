@@ -58,6 +58,8 @@ VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
             ("evaluator.commands.llm",)),
     "code": ("graph-coding track: generate cases, judge, report",
              ("evaluator.commands.code", "evaluator.commands.code_llm")),
+    "results": ("the papers' comparisons from the ledger or a source",
+                ("evaluator.commands.results",)),
 }
 
 
