@@ -264,7 +264,8 @@ def test_wrong_solution_is_fixed_from_visible_failures_only(tmp_path, httpserver
 def test_answer_without_code_fails_without_a_ledger_row(tmp_path, httpserver, capsys):
     llm = ScriptedLLM(httpserver, [NO_CODE, NO_CODE])
     assert main(openai_args(tmp_path, llm, "--repairs", "1")) == 1
-    assert "contained no <code> block" in llm.requests[1]["messages"][2]["content"]
+    turn = llm.requests[1]["messages"][2]["content"]
+    assert "contained no runnable Python program (no <code> block" in turn
     summary = read_json(run_folder(tmp_path) / "summary.json")
     assert summary["status"] == "failed" and summary["attempts"] == 2
     assert [a["parse_status"] for a in summary["attempt_log"]] == ["missing_code"] * 2

@@ -120,7 +120,8 @@ def test_answer_without_code_is_told_so_and_fails_without_a_ledger_row(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch, capsys):
     llm = ScriptedLLM(httpserver, [NO_CODE, ("<plan>p</plan><code>\nimport os\nfor", "length")])
     assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch, "--repairs", "1") == 1
-    assert "contained no <code> block" in llm.requests[1]["messages"][2]["content"]
+    turn = llm.requests[1]["messages"][2]["content"]
+    assert "contained no runnable Python program (no <code> block" in turn
     summary = read_json(_run_folder(tmp_path) / "summary.json")
     assert summary["status"] == "failed" and summary["attempts"] == 2
     assert [a["parse_status"] for a in summary["attempt_log"]] == ["missing_code", "truncated"]
@@ -159,7 +160,8 @@ def test_valid_file_from_a_crashing_program_does_not_count(keypair, demo_competi
 
 def test_repair_budget_is_at_most_five(keypair, demo_competition, tmp_path, httpserver,
                                        monkeypatch, capsys):
-    llm = ScriptedLLM(httpserver, [BROKEN] * 7)
+    # distinct programs: an answer repeating an earlier one would stop the loop early
+    llm = ScriptedLLM(httpserver, [BROKEN.replace("edge_list", f"edges{i}") for i in range(7)])
     assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 1
     assert len(llm.requests) == 6  # 1 attempt + k=5 repairs
     assert sorted(p.name for p in _run_folder(tmp_path).glob("attempt-*")) == [

@@ -93,7 +93,9 @@ def add_sampling_options(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--max-tokens", type=int, default=10_000)
     g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
     g.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    g.add_argument("--timeout", type=float, default=600.0, help="seconds per API call")
+    g.add_argument("--timeout", type=float, default=None,
+                   help="seconds per API call (default 600; 3600 for a server on 127.0.0.1 "
+                        "or localhost: CPU models are slow)")
     g.add_argument("--retries", type=int, default=3)
 
 

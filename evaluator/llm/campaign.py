@@ -26,7 +26,6 @@ from evaluator.llm.prompt import get_variant
 from evaluator.llm.providers import (
     DEFAULT_BASE_URL,
     DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
     OpenAIProvider,
     Provider,
     RecordingProvider,
@@ -58,7 +57,7 @@ class ProviderConfig:
     kind: str = "openai"
     base_url: str = DEFAULT_BASE_URL
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float | None = None  # None: default_timeout(base_url)
     retries: int = DEFAULT_RETRIES
     record_dir: Path | None = None
     recordings_dir: Path | None = None

@@ -15,11 +15,13 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlparse
 
 import httpx
 
@@ -28,6 +30,9 @@ from evaluator.errors import ConfigError
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MAX_TOKENS = 10_000  # GNN-CB: max_output_tokens = 10K per call
 DEFAULT_TIMEOUT = 600.0
+# A CPU-only local server (llama.cpp, 0.5B model, 1 thread) took 737 s for one answer.
+LOCAL_TIMEOUT = 3600.0
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 DEFAULT_RETRIES = 3
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF_SECONDS = 60.0
@@ -36,6 +41,64 @@ ERROR_EXCERPT = 500
 
 class ProviderError(ConfigError):
     """The model could not be asked (network, authentication, a missing recording)."""
+
+
+class ContextOverflow(ProviderError):
+    """The conversation no longer fits the model's context window (the server said so).
+
+    Not a platform error: the model's own answers and the feedback they earned filled the
+    context, so loops record it as the model's `context_overflow` failure and keep the
+    attempts before it."""
+
+    def __init__(self, message: str, *, status: int, context_tokens: int | None = None
+                 ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.context_tokens = context_tokens
+
+
+# What servers say when a request outgrows the context: OpenAI `context_length_exceeded`
+# ("maximum context length is N tokens"), llama-cpp-python ("Requested tokens (X) exceed
+# context window of N"), vLLM/TGI ("... longer than the maximum model length"), llama.cpp.
+_OVERFLOW = re.compile(r"context_length_exceeded|context window|context length|"
+                       r"maximum model length|exceeds? (?:the )?(?:available )?context|n_ctx|"
+                       r"prompt is too long|too many tokens", re.IGNORECASE)
+_CONTEXT_SIZE = re.compile(r"(?:context window of|maximum context length is|context length "
+                           r"(?:is|of)|n_ctx(?:_slot)?\s*[=:]?)\s*(\d+)", re.IGNORECASE)
+
+
+def context_overflow_in(status: int, text: str) -> bool:
+    """True when an error answer (400/413/500 and friends) is a context overflow."""
+    return status in (400, 413, 422, 500) and bool(_OVERFLOW.search(text))
+
+
+def context_size_in(text: str) -> int | None:
+    """The context window an overflow message names, if it names one."""
+    match = _CONTEXT_SIZE.search(text)
+    return int(match.group(1)) if match else None
+
+
+def is_loopback(base_url: str) -> bool:
+    host = (urlparse(base_url).hostname or "").lower()
+    return host in LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def default_timeout(base_url: str) -> float:
+    """Seconds per call: hosted APIs answer in minutes at most; a local CPU server may need an
+    hour for a long answer to a long conversation."""
+    return LOCAL_TIMEOUT if is_loopback(base_url) else DEFAULT_TIMEOUT
+
+
+def applied_output_limit(finish_reason: str | None, tokens_out: int, usage_reported: bool,
+                         requested: int) -> tuple[int | None, bool]:
+    """(limit the server applied, clamped?) from one answer.
+
+    An answer that stopped for `length` after fewer tokens than requested was cut by a lower
+    limit the server chose (llama.cpp clamps `max_tokens` to n_ctx - prompt silently): that
+    count is the limit actually applied. Otherwise the requested limit is the only one known."""
+    if finish_reason == "length" and usage_reported and 0 < tokens_out < requested:
+        return tokens_out, True
+    return requested, False
 
 
 @dataclass(frozen=True)
@@ -87,6 +150,15 @@ class Completion:
     usage_reported: bool = True
     replay_match: str | None = None  # "exact" | "turn" when replayed
     notes: tuple[str, ...] = field(default_factory=tuple)
+    max_tokens_requested: int = DEFAULT_MAX_TOKENS
+    cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens, if reported
+    max_tokens_param: str = "max_tokens"  # or "max_completion_tokens" after the server's 400
+
+    @property
+    def output_limit(self) -> tuple[int | None, bool]:
+        """(the output limit the server applied, whether it clamped the requested one)."""
+        return applied_output_limit(self.finish_reason, self.tokens_out, self.usage_reported,
+                                    self.max_tokens_requested)
 
 
 class Provider(Protocol):
@@ -101,7 +173,8 @@ def _excerpt(text: str) -> str:
 
 
 def parse_chat_response(data: Any, request: Request, latency: float,
-                        notes: tuple[str, ...] = ()) -> Completion:
+                        notes: tuple[str, ...] = (), max_tokens_param: str = "max_tokens"
+                        ) -> Completion:
     """An OpenAI chat-completions JSON object -> Completion (content None counts as empty)."""
     try:
         choice = data["choices"][0]
@@ -116,12 +189,17 @@ def parse_chat_response(data: Any, request: Request, latency: float,
         text = json.dumps(text)
     usage = data.get("usage") or {}
     tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    details = usage.get("prompt_tokens_details") or {}
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return Completion(
         text=text, finish_reason=finish,
         tokens_in=int(tokens_in or 0), tokens_out=int(tokens_out or 0),
         latency_seconds=latency, served_model=str(data.get("model") or request.model),
         request_hash=request.hash(),
-        usage_reported=tokens_in is not None and tokens_out is not None, notes=notes)
+        usage_reported=tokens_in is not None and tokens_out is not None, notes=notes,
+        max_tokens_requested=request.max_tokens,
+        cached_tokens=int(cached) if isinstance(cached, int) else None,
+        max_tokens_param=max_tokens_param)
 
 
 class OpenAIProvider:
@@ -130,10 +208,14 @@ class OpenAIProvider:
     label = "openai-compatible"
 
     def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: str = "",
-                 timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
+                 timeout: float | None = None, retries: int = DEFAULT_RETRIES,
                  backoff_seconds: float = 2.0, transport: httpx.BaseTransport | None = None
                  ) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self.local = is_loopback(base_url)
+        timeout = default_timeout(base_url) if timeout is None else timeout
+        self.timeout = timeout
         self.retries = max(0, retries)
         self.backoff = max(0.0, backoff_seconds)
         headers = {"Content-Type": "application/json"}
@@ -142,6 +224,34 @@ class OpenAIProvider:
         # The key lives only in this client's headers: never logged, never recorded.
         self._client = httpx.Client(timeout=timeout, headers=headers, transport=transport)
         self._seed_supported = True
+        self._completion_param = "max_tokens"
+        self._models: list[str] | None = None
+
+    def models(self) -> list[str] | None:
+        """Model ids the endpoint lists at GET /models (None when it lists none or fails)."""
+        if self._models is None:
+            try:
+                response = self._client.get(self.base_url + "/models", timeout=30.0)
+                data = response.json() if response.status_code == 200 else {}
+                ids = [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict)]
+            except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+                ids = []
+            self._models = ids
+        return self._models or None
+
+    def check_served_model(self, model: str) -> dict[str, Any]:
+        """Is `model` what the endpoint serves? The response's `model` field often just echoes
+        the request (llama-cpp-python, vLLM with an alias), so GET /models is the check."""
+        listed = self.models()
+        if listed is None:
+            return {"listed": None, "verified": None,
+                    "note": "the endpoint lists no models (GET /models); the served model "
+                            "could not be verified"}
+        verified = model in listed or any(Path(m).name == model or Path(m).stem == model
+                                          for m in listed)
+        return {"listed": listed[:20], "verified": verified,
+                "note": "" if verified else f"{model!r} is not among the models the endpoint "
+                f"lists ({', '.join(listed[:5])}); the answers may come from another model"}
 
     @classmethod
     def from_env(cls, base_url: str, api_key_env: str, **kwargs: Any) -> OpenAIProvider:
@@ -162,6 +272,8 @@ class OpenAIProvider:
         notes: list[str] = []
         if not self._seed_supported:
             body.pop("seed", None)
+        if self._completion_param != "max_tokens":
+            body[self._completion_param] = body.pop("max_tokens")
         last_error = ""
         started = time.monotonic()
         failures = 0
@@ -170,7 +282,12 @@ class OpenAIProvider:
             try:
                 response = self._client.post(self.url, json=body)
             except httpx.TimeoutException:
-                last_error = f"no answer within {self._client.timeout.read} s"
+                last_error = (f"no answer within {self.timeout:g} s (--timeout); a local CPU "
+                              "model can need longer for one answer, and the server keeps "
+                              "generating an abandoned request, so a retry queues behind it: "
+                              "raise --timeout or lower --max-tokens")
+                if self.local:  # retrying would only wait behind the wasted generation
+                    raise ProviderError(f"{self.url}: {last_error}") from None
             except httpx.HTTPError as err:
                 last_error = f"{type(err).__name__}: {err}"
             else:
@@ -181,8 +298,21 @@ class OpenAIProvider:
                         raise ProviderError(f"{self.url} answered 200 with a body that is not "
                                             f"JSON: {_excerpt(response.text)}") from None
                     return parse_chat_response(data, request, time.monotonic() - started,
-                                               tuple(notes))
+                                               tuple(notes), self._completion_param)
                 text = response.text
+                if context_overflow_in(response.status_code, text):
+                    raise ContextOverflow(
+                        f"{self.url}: the conversation does not fit the model's context "
+                        f"(HTTP {response.status_code}: {_excerpt(text)})",
+                        status=response.status_code, context_tokens=context_size_in(text))
+                if (response.status_code == 400 and "max_tokens" in body
+                        and "max_completion_tokens" in text):
+                    # Newer OpenAI models refuse max_tokens and name the replacement.
+                    body["max_completion_tokens"] = body.pop("max_tokens")
+                    self._completion_param = "max_completion_tokens"
+                    notes.append("endpoint rejected 'max_tokens'; sent "
+                                 "'max_completion_tokens' instead")
+                    continue
                 if (response.status_code == 400 and "seed" in body
                         and "seed" in text.lower()):
                     # Some endpoints reject `seed`; GNN-CB sends it only "where supported".
@@ -224,6 +354,8 @@ class RecordingStore:
                 "usage_reported": completion.usage_reported,
                 "served_model": completion.served_model,
                 "latency_seconds": round(completion.latency_seconds, 3),
+                "cached_tokens": completion.cached_tokens,
+                "max_tokens_param": completion.max_tokens_param,
             },
         }
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -273,6 +405,9 @@ class RecordingProvider:
         self.store.save(request, completion, self.inner.label)
         return completion
 
+    def check_served_model(self, model: str) -> dict[str, Any]:
+        return served_model_check(self.inner, model)
+
 
 class ReplayProvider:
     """Serves recorded responses; never touches the network."""
@@ -300,7 +435,18 @@ class ReplayProvider:
             latency_seconds=time.monotonic() - started,
             served_model=response.get("served_model", request.model),
             request_hash=request.hash(), usage_reported=bool(response.get("usage_reported")),
-            replay_match=match)
+            replay_match=match, max_tokens_requested=request.max_tokens,
+            cached_tokens=response.get("cached_tokens"),
+            max_tokens_param=response.get("max_tokens_param", "max_tokens"))
+
+    def check_served_model(self, model: str) -> dict[str, Any]:
+        return {"listed": None, "verified": None, "note": "replayed: no endpoint to ask"}
+
+
+def served_model_check(provider: Any, model: str) -> dict[str, Any] | None:
+    """What the provider can say about the model it serves (None: nothing to ask)."""
+    check = getattr(provider, "check_served_model", None)
+    return check(model) if check is not None else None
 
 
 def conversation(messages: Sequence[Mapping[str, str]]) -> tuple[Mapping[str, str], ...]:

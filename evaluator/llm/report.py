@@ -37,8 +37,21 @@ def _final_code(run: Path, summary: dict[str, Any]) -> str:
 
 
 def _primary(summary: dict[str, Any]) -> float | None:
-    value = (summary.get("scores") or {}).get(summary.get("primary_score"))
+    if summary.get("track") == "code":  # the hidden pass rate of the final solution
+        value = (summary.get("hidden") or {}).get("pass_rate")
+    else:
+        value = (summary.get("scores") or {}).get(summary.get("primary_score"))
     return float(value) if isinstance(value, int | float) else None
+
+
+def attempt_modes_text(summary: dict[str, Any]) -> str:
+    """Per attempt, its failure mode (`r` marks an answer that repeated an earlier one)."""
+    parts = []
+    for attempt in summary.get("attempt_log", []):
+        mode = (attempt.get("failure") or {}).get("mode") or "ok"
+        parts.append(f"{attempt.get('index')}:{mode}" + ("(r)" if attempt.get("repeat_of")
+                                                         else ""))
+    return " ".join(parts)
 
 
 def low_scoring(runs: list[tuple[Path, dict[str, Any]]]) -> dict[Path, taxonomy.Classification]:
@@ -91,7 +104,11 @@ def build_report(campaign_dir: Path) -> dict[str, Any]:
         if mode:
             run_modes[model][mode] += 1
         rows.append({"model": model, "slug": s.get("slug"), "status": s["status"],
-                     "primary_score": s.get("primary_score"), "score": _primary(s),
+                     "primary_score": ("hidden_pass_rate" if s.get("track") == "code"
+                                       else s.get("primary_score")), "score": _primary(s),
+                     "attempt_modes": attempt_modes_text(s),
+                     "stop_reason": s.get("stop_reason"),
+                     "tokens_in_new": s.get("tokens_in_new"),
                      "attempts": s.get("attempts"), "repair_depth": s.get("repair_depth"),
                      "failure_mode": mode, "evidence": evidence,
                      "isolation": (s.get("isolation") or {}).get("level"),
@@ -107,8 +124,19 @@ def build_report(campaign_dir: Path) -> dict[str, Any]:
                             "run_failure_modes": dict(run_modes[model]),
                             "attempt_failure_modes": dict(attempt_modes[model])}
     hashes = sorted({r["template_hash"] for r in rows if r["template_hash"]})
+    modes = dict(taxonomy.MODES)
+    seen = {mode for c in (*run_modes.values(), *attempt_modes.values()) for mode in c}
+    for mode in sorted(seen - set(modes)):
+        modes[mode] = MODE_NOTES.get(mode, "assigned outside the taxonomy")
     return {"campaign_dir": str(campaign_dir), "runs": rows, "models": per_model,
-            "template_hashes": hashes, "modes": taxonomy.MODES}
+            "template_hashes": hashes, "modes": modes}
+
+
+MODE_NOTES = {
+    "context_overflow": "the conversation outgrew the model's context window (the server "
+                        "refused it, or gnncb's budget did): the model's failure",
+    "wrong_answer": "code track: the module loads but returns wrong answers",
+}
 
 
 def _cell(value: Any) -> str:
@@ -142,13 +170,15 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {md_escape(model)} | "
                      + " | ".join(str(counts.get(mode, 0)) for mode in modes) + " |")
     lines += ["", "## Runs", "",
-              "| model | competition | status | score | attempts | failure mode | evidence |",
-              "|---|---|---|---:|---:|---|---|"]
+              "| model | competition | status | score | attempts | stop | failure mode | "
+              "per attempt | evidence |",
+              "|---|---|---|---:|---:|---|---|---|---|"]
     for r in report["runs"]:
         score = f"{r['primary_score']}={r['score']:.4f}" if r["score"] is not None else "–"
         lines.append(f"| {md_escape(r['model'])} | {md_escape(r['slug'])} | "
                      f"{md_escape(r['status'])} | {md_escape(score)} | {_cell(r['attempts'])} | "
-                     f"{_cell(r['failure_mode'])} | {_cell(r['evidence'][:160])} |")
+                     f"{_cell(r.get('stop_reason'))} | {_cell(r['failure_mode'])} | "
+                     f"{_cell(r.get('attempt_modes'))} | {_cell(r['evidence'][:160])} |")
     lines += ["", "Failure modes are assigned by rules (evaluator/llm/taxonomy.py); the "
               "evidence column says why. Mode definitions:", ""]
     lines += [f"- `{mode}`: {md_escape(text)}" for mode, text in report["modes"].items()]

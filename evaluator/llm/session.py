@@ -16,6 +16,7 @@ from typing import Any
 from evaluator import keys, sandbox_fs
 from evaluator.errors import ConfigError
 from evaluator.llm import taxonomy
+from evaluator.llm.conversation import caveats, overflow_failure, token_totals
 from evaluator.llm.costs import PriceTable, cost_of
 from evaluator.llm.datasummary import public_data_files
 from evaluator.llm.execute import Check, LimitOverrides, limits_for, normalize
@@ -76,6 +77,7 @@ class RunOptions:
     prices: PriceTable | None = None
     participant: str | None = None
     libraries: tuple[tuple[str, str], ...] | None = None  # None: detect what is installed
+    context_tokens: int | None = None  # the model's context window, when known (--context-tokens)
 
 
 def tail(text: str, lines: int, chars: int) -> str:
@@ -83,14 +85,32 @@ def tail(text: str, lines: int, chars: int) -> str:
     return kept[-chars:]
 
 
+def limit_phrase(completion: Completion | None, max_tokens: int | None) -> str:
+    """" of N tokens", naming the limit the server actually applied when it clamped ours."""
+    if completion is not None:
+        applied, clamped = completion.output_limit
+        if clamped:
+            asked = completion.max_tokens_requested
+            return (f" of {applied} tokens that the server applied ({asked} were requested; "
+                    "the server lowered it, e.g. to fit its context)")
+        return f" of {completion.max_tokens_requested} tokens"
+    return f" of {max_tokens} tokens" if max_tokens else ""
+
+
+def no_code_text(parsed: Parsed) -> str:
+    found = f" ({parsed.reason})" if parsed.reason else ""
+    return (f"the answer contained no runnable Python program{found}: put the complete "
+            "program in a ```python fence inside <code>...</code>; nothing was run")
+
+
 def outcome_text(parsed: Parsed | None, result: SandboxResult | None, check: Check | None,
-                 limits: Limits, max_tokens: int | None) -> str:
+                 limits: Limits, max_tokens: int | None,
+                 completion: Completion | None = None) -> str:
     """One sentence for the model and the log: how the attempt ended."""
     if parsed is not None and parsed.status == MISSING_CODE:
-        return ("the answer contained no <code> block (and no ```python fence), so nothing "
-                "was run")
+        return no_code_text(parsed)
     if parsed is not None and parsed.status == TRUNCATED:
-        limit = f" of {max_tokens} tokens" if max_tokens else ""
+        limit = limit_phrase(completion, max_tokens)
         return (f"the answer was cut off at the output limit{limit} before the code was "
                 "complete, so nothing was run; answer with a shorter, complete program")
     assert result is not None
@@ -135,7 +155,8 @@ class Session:
         return 1 + self.options.repairs
 
     def feedback(self, index: int, parsed: Parsed | None, result: SandboxResult | None,
-                 check: Check | None, workspace: Path) -> str:
+                 check: Check | None, workspace: Path,
+                 completion: Completion | None = None) -> str:
         stderr = normalize(result.stderr_tail, workspace) if result else ""
         stdout = normalize(result.stdout_tail, workspace) if result else ""
         validation = ""
@@ -143,14 +164,16 @@ class Session:
             validation = check.message
         return render_feedback(
             self.variant, attempt=index, max_attempts=self.max_attempts,
-            outcome=outcome_text(parsed, result, check, self.limits, self.max_tokens),
+            outcome=outcome_text(parsed, result, check, self.limits, self.max_tokens,
+                                 completion),
             validation=validation,
             stderr=tail(stderr, FEEDBACK_STDERR_LINES, FEEDBACK_STDERR_CHARS),
             stdout=tail(stdout, FEEDBACK_STDOUT_LINES, FEEDBACK_STDOUT_CHARS))
 
     def record_attempt(self, index: int, *, prompt: str, completion: Completion | None,
                        parsed: Parsed | None, code: str | None, result: SandboxResult | None,
-                       check: Check | None, workspace: Path) -> dict[str, Any]:
+                       check: Check | None, workspace: Path, trimmed_turns: int = 0,
+                       repeat_of: dict[str, Any] | None = None) -> dict[str, Any]:
         """Write attempt-<i>/ and return its record (also kept for the summary)."""
         folder = attempt_dir(self.run, index)
         write_text(folder / "prompt.md", prompt)
@@ -171,6 +194,16 @@ class Session:
             exit_reason=result.exit_reason if result else None,
             stderr=normalize(result.stderr_tail, workspace) if result else "",
             check_message=check.message if check else "", valid=valid)
+        failure_dict = failure.as_dict() if failure else None
+        if repeat_of is None:
+            outcome = outcome_text(parsed, result, check, self.limits, self.max_tokens,
+                                   completion)
+        else:  # not run again: the earlier attempt's outcome stands
+            failure_dict = repeat_of.get("failure")
+            outcome = (f"the same {'program' if code else 'answer'} as attempt "
+                       f"{repeat_of['index']}, byte for byte: {repeat_of['outcome']}; not run "
+                       "again, and the loop stops (repeated answer)")
+        applied, clamped = completion.output_limit if completion else (None, False)
         tokens_in = completion.tokens_in if completion else 0
         tokens_out = completion.tokens_out if completion else 0
         record: dict[str, Any] = {
@@ -186,10 +219,17 @@ class Session:
             "valid": valid,
             "check": (check.message if check and not check.valid else
                       (f"valid: {check.rows} rows" if check else None)),
-            "outcome": outcome_text(parsed, result, check, self.limits, self.max_tokens),
-            "failure": failure.as_dict() if failure else None,
+            "outcome": outcome,
+            "failure": failure_dict,
+            "repeat_of": repeat_of["index"] if repeat_of else None,
+            "trimmed_turns": trimmed_turns,
             "tokens_in": tokens_in,
             "tokens_out": tokens_out,
+            "cached_tokens": completion.cached_tokens if completion else None,
+            "max_tokens_requested": completion.max_tokens_requested if completion else None,
+            "max_tokens_applied": applied,
+            "max_tokens_clamped": clamped,
+            "max_tokens_param": completion.max_tokens_param if completion else None,
             "usage_reported": completion.usage_reported if completion else None,
             "latency_seconds": round(completion.latency_seconds, 3) if completion else None,
             "finish_reason": completion.finish_reason if completion else None,
@@ -205,8 +245,40 @@ class Session:
         self.attempts.append(record)
         where = f"attempt {index}/{self.max_attempts}"
         self.echo(f"  {where}: {record['outcome']}"
-                  + (f" [{failure.mode}]" if failure else ""))
+                  + (f" [{failure_dict['mode']}]" if failure_dict else ""))
         return record
+
+    def record_overflow(self, index: int, *, prompt: str, message: str,
+                        trimmed_turns: int = 0) -> dict[str, Any]:
+        """The conversation outgrew the model's context before attempt `index` was answered:
+        an attempt without an answer, failure mode `context_overflow` (the model's)."""
+        folder = attempt_dir(self.run, index)
+        write_text(folder / "prompt.md", prompt)
+        record: dict[str, Any] = {
+            "index": index, "repair": index - 1, "parse_status": None, "code_source": None,
+            "exit_reason": None, "returncode": None, "wall_seconds": None,
+            "cpu_seconds": None, "peak_rss_bytes": None, "valid": False, "check": None,
+            "outcome": f"not answered: {message}",
+            "failure": overflow_failure(message, attempt=index), "repeat_of": None,
+            "trimmed_turns": trimmed_turns, "called": False,
+            "tokens_in": 0, "tokens_out": 0, "usage_reported": None, "latency_seconds": None,
+            "finish_reason": None, "served_model": None, "request_hash": None,
+            "replay_match": None, "provider_notes": [], "cost_usd": None,
+            "isolation": self.isolation.level, "finished_at": now_iso()}
+        write_json(folder / ATTEMPT_RECORD, record)
+        self.attempts.append(record)
+        self.echo(f"  attempt {index}/{self.max_attempts}: {record['outcome']} "
+                  "[context_overflow]")
+        return record
+
+    def describe_protocol(self, *, temperature: float, max_tokens: int, seed: int | None,
+                          served: dict[str, Any] | None, local: bool | None) -> None:
+        """Decoding, endpoint facts and reproducibility caveats, for the run record (w12's
+        protocol conformance reads these)."""
+        self.summary["decoding"] = {"temperature": temperature, "max_tokens": max_tokens,
+                                    "seed": seed}
+        self.summary["served_model_check"] = served
+        self.summary["endpoint"] = {"loopback": local}
 
     def discard_workspace(self, workspace: Path) -> None:
         """Delete the workspace, or with --keep-workspaces scrub it: model code may have left
@@ -220,21 +292,23 @@ class Session:
         sandbox_fs.scrub_tree(workspace)
 
     def _totals(self) -> dict[str, Any]:
-        tokens_in = sum(a["tokens_in"] for a in self.attempts)
-        tokens_out = sum(a["tokens_out"] for a in self.attempts)
         costs = [a["cost_usd"] for a in self.attempts if a["cost_usd"] is not None]
         return {
             "attempts": len(self.attempts),
-            "tokens_in": tokens_in,
-            "tokens_out": tokens_out,
+            **token_totals(self.attempts),
+            **self._protocol_facts(),
             "cost_usd": round(sum(costs), 6) if costs else None,
             "llm_latency_seconds": round(sum(a["latency_seconds"] or 0 for a in self.attempts),
                                          3),
             "exec_seconds": round(sum(a["wall_seconds"] or 0 for a in self.attempts), 3),
-            "attempt_log": [{k: a[k] for k in ("index", "parse_status", "exit_reason", "valid",
-                                                "failure", "replay_match")}
+            "attempt_log": [{k: a.get(k) for k in ("index", "parse_status", "exit_reason",
+                                                    "valid", "failure", "replay_match",
+                                                    "repeat_of", "trimmed_turns")}
                             for a in self.attempts],
         }
+
+    def _protocol_facts(self) -> dict[str, Any]:
+        return protocol_facts(self.summary, self.attempts)
 
     def finish(self, predictions: bytes | None) -> dict[str, Any]:
         """Seal the valid predictions (status `sealed`) or record the failure (`failed`)."""
@@ -271,6 +345,41 @@ class Session:
         write_summary(self.run, self.summary)
         self.echo(f"  error: {str(err).splitlines()[0]}")
         return self.summary
+
+
+def protocol_facts(summary: dict[str, Any], attempts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per run: the output limits the server applied, repairs used, stop reason, caveats."""
+    decoding = dict(summary.get("decoding") or {})
+    applied = [a.get("max_tokens_applied") for a in attempts
+               if a.get("max_tokens_applied") is not None]
+    clamped = any(a.get("max_tokens_clamped") for a in attempts)
+    params = sorted({a["max_tokens_param"] for a in attempts if a.get("max_tokens_param")})
+    notes = sorted({n for a in attempts for n in a.get("provider_notes") or []})
+    decoding.update(max_tokens_applied=min(applied) if clamped else decoding.get("max_tokens"),
+                    max_tokens_param=params[0] if len(params) == 1 else
+                    (params or ["max_tokens"])[0],
+                    seed_sent=decoding.get("seed") is not None and not any(
+                        "seed" in n for n in notes))
+    repeat = next((a for a in attempts if a.get("repeat_of")), None)
+    overflow = next((a for a in attempts if (a.get("failure") or {}).get("mode")
+                     == "context_overflow"), None)
+    stop = ("repeated_answer" if repeat else "context_overflow" if overflow else
+            "valid" if attempts and attempts[-1].get("valid") else
+            "budget" if attempts else None)
+    trimmed = any(a.get("trimmed_turns") for a in attempts)
+    facts: dict[str, Any] = {
+        "decoding": decoding,
+        "repairs_used": max(0, len([a for a in attempts if a.get("called", True)]) - 1),
+        "stop_reason": stop,
+        "provider_notes": notes,
+    }
+    if "temperature" in decoding:
+        facts["caveats"] = caveats(
+            temperature=decoding["temperature"], seed=decoding.get("seed"),
+            seed_sent=decoding["seed_sent"], served=summary.get("served_model_check"),
+            clamped=clamped, trimmed=trimmed, max_tokens_param=decoding["max_tokens_param"],
+            local=(summary.get("endpoint") or {}).get("loopback"))
+    return facts
 
 
 def check_isolation(require_sandbox: bool, echo: Echo) -> Isolation:

@@ -16,6 +16,8 @@ from typing import Any
 
 from evaluator.codetrack.judge import PASS, ProblemJudgement
 from evaluator.llm.parse import MISSING_CODE, TRUNCATED, Parsed
+from evaluator.llm.providers import Completion
+from evaluator.llm.session import limit_phrase, no_code_text
 
 DETAIL_CHARS = 1500
 # The exact checker's reason says nothing that "expected" and "your answer" do not show.
@@ -72,13 +74,12 @@ def counts_text(counts: Mapping[str, int]) -> str:
 
 
 def outcome_text(parsed: Parsed, judgement: ProblemJudgement | None, max_tokens: int | None,
-                 method: str) -> str:
+                 method: str, completion: Completion | None = None) -> str:
     """One sentence for the model and the log: how the attempt ended."""
     if parsed.status == MISSING_CODE:
-        return ("the answer contained no <code> block (and no ```python fence), so nothing "
-                "was run")
+        return no_code_text(parsed)
     if parsed.status == TRUNCATED:
-        limit = f" of {max_tokens} tokens" if max_tokens else ""
+        limit = limit_phrase(completion, max_tokens)
         return (f"the answer was cut off at the output limit{limit} before the code was "
                 "complete, so nothing was run; answer with a shorter, complete module")
     assert judgement is not None

@@ -37,10 +37,24 @@ from evaluator.codetrack.llmrun.prompting import (
 )
 from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
+from evaluator.llm.conversation import (
+    ContextBudget,
+    Overflow,
+    RepeatGuard,
+    answer_digest,
+    ask,
+    overflow_failure,
+    token_totals,
+)
 from evaluator.llm.costs import PriceTable, cost_of
 from evaluator.llm.loop import Decoding
 from evaluator.llm.parse import parse_response
-from evaluator.llm.providers import Provider, ProviderError, Request, conversation
+from evaluator.llm.providers import (
+    ContextOverflow,
+    Provider,
+    ProviderError,
+    served_model_check,
+)
 from evaluator.llm.runlog import (
     ATTEMPT_RECORD,
     ERROR,
@@ -55,7 +69,7 @@ from evaluator.llm.runlog import (
     write_summary,
     write_text,
 )
-from evaluator.llm.session import MAX_REPAIRS, Echo, check_isolation
+from evaluator.llm.session import MAX_REPAIRS, Echo, check_isolation, protocol_facts
 from evaluator.llm.submit import check_llm_participant, participant_for
 from evaluator.sandbox import Isolation, SandboxError
 
@@ -82,6 +96,7 @@ class CodeRunOptions:
     require_sandbox: bool = True
     prices: PriceTable | None = None
     participant: str | None = None
+    context_tokens: int | None = None  # the model's context window, when known
 
     def check(self) -> None:
         if not 0 <= self.repairs <= MAX_REPAIRS:
@@ -118,7 +133,8 @@ def visible_cases(problem: Problem, per_cell: int) -> list[Case]:
 
 def best_attempt(passed: Sequence[int | None]) -> int | None:
     """1-based index of the attempt with the most visible passes (latest on a tie); None when
-    no attempt had runnable code."""
+    no attempt had a valid module (runnable code that imports and defines the method: the
+    loop passes None for the others)."""
     best: int | None = None
     for index, value in enumerate(passed, 1):
         if value is not None and (best is None or value >= (passed[best - 1] or 0)):
@@ -150,14 +166,16 @@ class ProblemRun:
         costs = [a["cost_usd"] for a in self.attempts if a["cost_usd"] is not None]
         return {
             "attempts": len(self.attempts),
-            "tokens_in": sum(a["tokens_in"] for a in self.attempts),
-            "tokens_out": sum(a["tokens_out"] for a in self.attempts),
+            **token_totals(self.attempts),
+            **protocol_facts(self.summary, self.attempts),
             "cost_usd": round(sum(costs), 6) if costs else None,
             "llm_latency_seconds": round(sum(a["latency_seconds"] or 0
                                              for a in self.attempts), 3),
             "judge_seconds": round(sum(a["judge_seconds"] or 0 for a in self.attempts), 3),
-            "attempt_log": [{k: a[k] for k in ("index", "parse_status", "visible_passed",
-                                                "visible_verdicts", "failure", "replay_match")}
+            "attempt_log": [{k: a.get(k) for k in ("index", "parse_status", "visible_passed",
+                                                    "visible_verdicts", "failure",
+                                                    "replay_match", "valid_module",
+                                                    "repeat_of", "trimmed_turns")}
                             for a in self.attempts],
         }
 
@@ -204,39 +222,88 @@ def _begin(problem: Problem, model: str, provider_label: str, options: CodeRunOp
                       visible, echo, summary)
 
 
-def _attempt(state: ProblemRun, provider: Provider, messages: list[dict[str, str]],
-             index: int) -> tuple[dict[str, Any], ProblemJudgement | None, str]:
-    """Ask, parse, judge on the visible cases, log. Returns (record, judgement, answer text)."""
+def _overflow(state: ProblemRun, index: int, prompt: str, message: str) -> dict[str, Any]:
+    """Attempt `index` was never answered: the conversation outgrew the model's context."""
     folder = attempt_dir(state.run, index)
-    write_text(folder / "prompt.md", messages[-1]["content"])
+    write_text(folder / "prompt.md", prompt)
+    record: dict[str, Any] = {
+        "index": index, "repair": index - 1, "parse_status": None, "code_source": None,
+        "visible_cases": len(state.visible), "visible_passed": None, "visible_verdicts": None,
+        "valid_module": False, "load_error": None, "outcome": f"not answered: {message}",
+        "failure": overflow_failure(message, attempt=index), "repeat_of": None,
+        "trimmed_turns": 0, "called": False, "judge_seconds": None, "judge_processes": None,
+        "tokens_in": 0, "tokens_out": 0, "usage_reported": None, "latency_seconds": None,
+        "finish_reason": None, "served_model": None, "request_hash": None,
+        "replay_match": None, "provider_notes": [], "cost_usd": None,
+        "isolation": state.isolation.level, "finished_at": now_iso()}
+    write_json(folder / ATTEMPT_RECORD, record)
+    state.attempts.append(record)
+    state.echo(f"  attempt {index}/{state.max_attempts}: {record['outcome']} "
+               "[context_overflow]")
+    return record
+
+
+def _attempt(state: ProblemRun, provider: Provider, messages: list[dict[str, str]],
+             index: int, budget: ContextBudget, repeats: RepeatGuard
+             ) -> tuple[dict[str, Any], ProblemJudgement | None, str]:
+    """Ask, parse, judge on the visible cases, log. Returns (record, judgement, answer text).
+
+    Raises Overflow / ContextOverflow when the conversation no longer fits."""
+    folder = attempt_dir(state.run, index)
     d = state.decoding
-    completion = provider.complete(Request(state.model, conversation(messages), d.temperature,
-                                           d.max_tokens, d.seed))
+    completion, _, trimmed = ask(provider, budget, messages, model=state.model,
+                                 temperature=d.temperature, max_tokens=d.max_tokens,
+                                 seed=d.seed)
+    write_text(folder / "prompt.md", messages[-1]["content"])
     write_text(folder / "response.md", completion.text)
     parsed = parse_response(completion.text, completion.finish_reason)
     write_text(folder / "plan.md", parsed.plan)
     judgement = None
-    if parsed.runnable:
+    earlier = repeats.check(answer_digest(parsed.code, completion.text), index)
+    repeat = state.attempts[earlier - 1] if earlier is not None else None
+    if repeat is not None and parsed.runnable:
+        write_text(folder / SOLUTION, parsed.code)  # the same program: not judged again
+    elif parsed.runnable:
         write_text(folder / SOLUTION, parsed.code)
         judgement = judge_problem(state.problem, folder / SOLUTION, state.visible,
                                   config=state.options.judge)
         write_json(folder / "visible.json", fb.verdict_rows(judgement))
     counts = judgement.counts() if judgement else None
+    outcome = fb.outcome_text(parsed, judgement, d.max_tokens, state.problem.method,
+                              completion)
+    failure = fb.failure_mode(parsed, judgement)
+    valid_module = bool(judgement is not None and not judgement.load_error)
+    passed = judgement.passed if judgement else None
+    if repeat is not None:
+        outcome = (f"the same {'program' if parsed.code else 'answer'} as attempt "
+                   f"{repeat['index']}, byte for byte: {repeat['outcome']}; not judged again, "
+                   "and the loop stops (repeated answer)")
+        failure, counts = repeat["failure"], repeat["visible_verdicts"]
+        valid_module, passed = bool(repeat.get("valid_module")), repeat["visible_passed"]
+    applied, clamped = completion.output_limit
     record: dict[str, Any] = {
         "index": index,
         "repair": index - 1,
         "parse_status": parsed.status,
         "code_source": parsed.code_source,
         "visible_cases": len(state.visible),
-        "visible_passed": judgement.passed if judgement else None,
+        "visible_passed": passed,
         "visible_verdicts": counts,
+        "valid_module": valid_module,
         "load_error": fb.load_error_text(judgement) or None,
-        "outcome": fb.outcome_text(parsed, judgement, d.max_tokens, state.problem.method),
-        "failure": fb.failure_mode(parsed, judgement),
+        "outcome": outcome,
+        "failure": failure,
+        "repeat_of": repeat["index"] if repeat else None,
+        "trimmed_turns": trimmed,
         "judge_seconds": judgement.wall_seconds if judgement else None,
         "judge_processes": judgement.processes if judgement else None,
         "tokens_in": completion.tokens_in,
         "tokens_out": completion.tokens_out,
+        "cached_tokens": completion.cached_tokens,
+        "max_tokens_requested": completion.max_tokens_requested,
+        "max_tokens_applied": applied,
+        "max_tokens_clamped": clamped,
+        "max_tokens_param": completion.max_tokens_param,
         "usage_reported": completion.usage_reported,
         "latency_seconds": round(completion.latency_seconds, 3),
         "finish_reason": completion.finish_reason,
@@ -256,23 +323,30 @@ def _attempt(state: ProblemRun, provider: Provider, messages: list[dict[str, str
 
 
 def _finish(state: ProblemRun) -> dict[str, Any]:
-    passed = [a["visible_passed"] for a in state.attempts]
+    """Pick the final solution. Only a valid module counts: code that imports and defines
+    `Solution.<method>` (a module that cannot even be loaded passes no case, visible or
+    hidden, and is not submitted); without one the run is `failed`, with the last failure."""
+    passed = [a["visible_passed"] if a.get("valid_module") and not a.get("repeat_of") else None
+              for a in state.attempts]
     best = best_attempt(passed)
     summary = state.summary
     summary.update(state.totals(), finished_at=now_iso())
     if best is None:
+        runnable = any(a.get("parse_status") in ("ok", "missing_plan") for a in state.attempts)
+        why = ("no attempt gave a module that loads and defines Solution."
+               f"{state.problem.method}" if runnable else "no runnable code")
+        last = next((a["failure"] for a in reversed(state.attempts) if a["failure"]),
+                    {"mode": "response_format", "evidence": "no attempt"})
         summary.update(status=FAILED, final_attempt=None, repair_depth=None,
-                       visible_passed=None, all_visible_passed=False,
-                       failure={**(state.attempts[-1]["failure"] if state.attempts else
-                                   {"mode": "response_format", "evidence": "no attempt"}),
-                                "reason": f"no runnable code after {len(state.attempts)} "
-                                          "attempt(s)"})
+                       visible_passed=None, all_visible_passed=False, valid=False,
+                       failure={**last, "reason": f"{why} after {len(state.attempts)} "
+                                                  "attempt(s)"})
         write_summary(state.run, summary)
-        state.echo("  failed: no runnable code")
+        state.echo(f"  failed: {why}")
         return summary
     record = state.attempts[best - 1]
     shutil.copyfile(attempt_dir(state.run, best) / SOLUTION, state.run / SOLUTION)
-    summary.update(status=SEALED, final_attempt=best, repair_depth=best - 1,
+    summary.update(status=SEALED, final_attempt=best, repair_depth=best - 1, valid=True,
                    visible_passed=record["visible_passed"],
                    all_visible_passed=record["visible_passed"] == len(state.visible),
                    failure=None)
@@ -304,12 +378,21 @@ def run_problem(problem: Problem, model: str, provider: Provider, options: CodeR
     if isolation is None:
         isolation = check_isolation(options.require_sandbox, echo)
     state = _begin(problem, model, provider.label, options, decoding, isolation, echo)
+    state.summary["served_model_check"] = served_model_check(provider, model)
+    state.summary["endpoint"] = {"loopback": getattr(getattr(provider, "inner", provider),
+                                                     "local", None)}
     variant = get_code_variant(options.variant)
     messages = [{"role": "user", "content": (state.run / "prompt.md").read_text("utf-8")}]
+    budget, repeats = ContextBudget(options.context_tokens), RepeatGuard()
     try:
         for index in range(1, state.max_attempts + 1):
-            record, judgement, answer = _attempt(state, provider, messages, index)
-            if record["visible_passed"] == len(state.visible):
+            try:
+                record, judgement, answer = _attempt(state, provider, messages, index, budget,
+                                                     repeats)
+            except (Overflow, ContextOverflow) as err:
+                _overflow(state, index, messages[-1]["content"], str(err))
+                break
+            if record["visible_passed"] == len(state.visible) or record["repeat_of"]:
                 break
             if index < state.max_attempts:
                 failures = [] if judgement is None or judgement.load_error else \
