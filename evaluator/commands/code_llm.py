@@ -169,6 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evaluator.codetrack.llmrun.repair import CodeRunOptions, run_problem
     from evaluator.codetrack.llmrun.scoring import score_model
     from evaluator.codetrack.problem import all_problems
+    from evaluator.commands.llm import context_tokens_option
     from evaluator.llm.costs import load_prices
     from evaluator.llm.providers import OpenAIProvider
     from evaluator.llm.runlog import check_campaign_name, safe_component
@@ -179,7 +180,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         campaign=args.campaign, runs_root=args.runs, variant=args.prompt, repairs=args.repairs,
         visible_per_cell=args.visible_per_cell, examples=args.examples,
         judge=_judge_config(args), require_sandbox=not args.allow_unsandboxed,
-        prices=load_prices(args.prices) if args.prices else None, participant=args.participant)
+        prices=load_prices(args.prices) if args.prices else None, participant=args.participant,
+        context_tokens=context_tokens_option(args))
     options.check()
     if not args.model.strip():
         raise ConfigError("--model is empty; give the model id, e.g. gpt-4o-mini")

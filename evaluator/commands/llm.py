@@ -97,6 +97,10 @@ def add_sampling_options(g: argparse._ArgumentGroup) -> None:
                    help="seconds per API call (default 600; 3600 for a server on 127.0.0.1 "
                         "or localhost: CPU models are slow)")
     g.add_argument("--retries", type=int, default=3)
+    g.add_argument("--context-tokens", type=int, default=None,
+                   help="the model's context window (see `gnncb llm doctor`); the oldest "
+                        "repair turns are dropped to fit it, and a conversation that cannot "
+                        "fit ends as the model's context_overflow failure")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -154,7 +158,15 @@ def _options(args: argparse.Namespace, participant: str | None = None):
         public_key_pem=public_pem, campaign=args.campaign, runs_root=args.runs,
         variant=args.prompt, repairs=args.repairs, limits=limits,
         require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
-        prices=load_prices(args.prices) if args.prices else None, participant=participant)
+        prices=load_prices(args.prices) if args.prices else None, participant=participant,
+        context_tokens=context_tokens_option(args))
+
+
+def context_tokens_option(args: argparse.Namespace) -> int | None:
+    value = getattr(args, "context_tokens", None)
+    if value is not None and value < 1:
+        raise ConfigError(f"--context-tokens {value}: must be positive")
+    return value
 
 
 def _provider_config(args: argparse.Namespace):

@@ -82,10 +82,12 @@ class ContextBudget:
             estimate = self.estimate(kept)
             if estimate + max_tokens <= self.context_tokens:
                 return kept, dropped, estimate
+        trimmed = (f"even with the {dropped} earlier repair turn(s) dropped" if dropped else
+                   "and there is no earlier repair turn to drop")
         raise Overflow(
             f"the conversation needs about {estimate} prompt tokens + {max_tokens} output tokens "
             f"(--max-tokens), more than the model's context of {self.context_tokens} tokens, "
-            f"even with the {dropped} earlier repair turn(s) dropped", estimate)
+            f"{trimmed}", estimate)
 
 
 class Overflow(Exception):  # noqa: N818 - a condition of the conversation, not a crash
@@ -113,6 +115,11 @@ def ask(provider: Provider, budget: ContextBudget, messages: list[dict[str, str]
             if attempt == 2 or not err.context_tokens or err.context_tokens == known:
                 raise
             budget.learn(err.context_tokens)
+            try:
+                budget.fit(messages, max_tokens)
+            except Overflow as again:
+                raise ContextOverflow(f"{err}; {again}", status=err.status,
+                                      context_tokens=err.context_tokens) from None
             continue
         budget.observe(sent, completion)
         return completion, sent, trimmed

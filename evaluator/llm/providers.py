@@ -62,7 +62,9 @@ class ContextOverflow(ProviderError):
 # context window of N"), vLLM/TGI ("... longer than the maximum model length"), llama.cpp.
 _OVERFLOW = re.compile(r"context_length_exceeded|context window|context length|"
                        r"maximum model length|exceeds? (?:the )?(?:available )?context|n_ctx|"
-                       r"prompt is too long|too many tokens", re.IGNORECASE)
+                       r"prompt is too long|too many tokens|"
+                       # llama.cpp when generation runs out of KV cache (HTTP 500)
+                       r"llama_decode returned|kv cache|kv slot|memory slot", re.IGNORECASE)
 _CONTEXT_SIZE = re.compile(r"(?:context window of|maximum context length is|context length "
                            r"(?:is|of)|n_ctx(?:_slot)?\s*[=:]?)\s*(\d+)", re.IGNORECASE)
 
