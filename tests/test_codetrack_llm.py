@@ -318,3 +318,53 @@ def test_replay_reproduces_the_recorded_run_offline(tmp_path, httpserver, capsys
     out, err = capsys.readouterr()
     assert "already scored, skipped" in err and "nothing new recorded" in out
     assert len(Ledger(replay / "ledger.jsonl").rows()) == 1
+
+
+# ------------------------------------------------------------------------------------------
+# Real answers (Qwen2.5-Coder-0.5B, tests/fixtures/llm-recordings/qwen-code)
+# ------------------------------------------------------------------------------------------
+
+RECORDED = Path(__file__).parent / "fixtures" / "llm-recordings" / "qwen-code" / "recordings"
+
+
+def recorded_text(prefix: str) -> str:
+    [path] = RECORDED.glob(f"sha256-{prefix}*.json")
+    return read_json(path)["response"]["text"]
+
+
+def test_recorded_unloadable_answer_is_invalid_and_its_repeat_stops_the_loop(
+        tmp_path, httpserver, capsys):
+    """Qwen's lc207 answer uses `List` without importing it: the module cannot be loaded
+    (0 cases pass, hidden or visible). It was the same program on every attempt."""
+    llm = ScriptedLLM(httpserver, [recorded_text("6b243fb0"), recorded_text("ffce7404"),
+                                   recorded_text("1a1734fe")])
+    assert main(openai_args(tmp_path, llm)) == 1  # nothing valid to submit
+    assert len(llm.requests) == 2  # the second answer repeated the first program
+    summary = read_json(run_folder(tmp_path) / "summary.json")
+    assert summary["status"] == "failed" and summary["valid"] is False
+    assert summary["stop_reason"] == "repeated_answer"
+    assert summary["failure"]["mode"] == "other_code_error"
+    assert "NameError" in summary["failure"]["evidence"]
+    assert "Solution.canFinish" in summary["failure"]["reason"]
+    log = summary["attempt_log"]
+    assert [a["valid_module"] for a in log] == [False, False] and log[1]["repeat_of"] == 1
+    # the stray "<code> block:" prose was not taken for the program: the fence was
+    first = read_json(run_folder(tmp_path) / "attempt-1" / "attempt.json")
+    assert first["code_source"] == "fence" and first["load_error"]
+    assert not (tmp_path / "ledger.jsonl").exists()
+    assert "failed: no attempt gave a module that loads" in capsys.readouterr().err
+
+
+def test_recorded_lc1971_answer_is_judged_valid_and_lands_a_row(tmp_path, httpserver, capsys):
+    """Qwen's lc1971 BFS answer (code in a fence inside an unclosed <plan>) solves it."""
+    llm = ScriptedLLM(httpserver, [recorded_text("7a066c0b")])
+    args = openai_args(tmp_path, llm)
+    args[args.index("lc207")] = "lc1971"
+    assert main(args) == 0
+    run = tmp_path / "runs" / "adhoc" / "acme_coder-1.5" / "code-lc1971"
+    summary = read_json(run / "summary.json")
+    assert summary["status"] == "scored" and summary["valid"] is True
+    assert summary["hidden"]["passed"] == summary["hidden"]["cases"] > 0
+    assert summary["decoding"]["max_tokens_applied"] == 10000
+    [row] = Ledger(tmp_path / "ledger.jsonl").rows()
+    assert row["per_problem"]["lc1971"]["passed"] == row["per_problem"]["lc1971"]["cases"]

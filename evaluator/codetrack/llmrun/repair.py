@@ -269,12 +269,13 @@ def _attempt(state: ProblemRun, provider: Provider, messages: list[dict[str, str
                                   config=state.options.judge)
         write_json(folder / "visible.json", fb.verdict_rows(judgement))
     counts = judgement.counts() if judgement else None
-    outcome = fb.outcome_text(parsed, judgement, d.max_tokens, state.problem.method,
-                              completion)
-    failure = fb.failure_mode(parsed, judgement)
     valid_module = bool(judgement is not None and not judgement.load_error)
     passed = judgement.passed if judgement else None
-    if repeat is not None:
+    if repeat is None:
+        outcome = fb.outcome_text(parsed, judgement, d.max_tokens, state.problem.method,
+                                  completion)
+        failure = fb.failure_mode(parsed, judgement)
+    else:
         outcome = (f"the same {'program' if parsed.code else 'answer'} as attempt "
                    f"{repeat['index']}, byte for byte: {repeat['outcome']}; not judged again, "
                    "and the loop stops (repeated answer)")
