@@ -129,9 +129,15 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
     if ledger_path is None and not smoke:
         ledger_path = default_ledger()
     ledger = Ledger(ledger_path) if ledger_path else None
+    from evaluator.progress import Progress
+
     results = []
-    with tempfile.TemporaryDirectory(prefix=f"gnncb-baseline-{spec.slug}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"gnncb-baseline-{spec.slug}-") as tmp, \
+            Progress(len(which), f"{spec.slug} baselines", every=0) as bar:
         for kind in which:
+            print(f"training the {kind} baseline of {spec.slug} ({len(results) + 1}/"
+                  f"{len(which)}, up to {timeout_minutes:g} min)...", file=sys.stderr,
+                  flush=True)
             participant = f"baseline-{kind}"
             predictions = Path(tmp) / f"{kind}.csv"
             report = run_script(folder / "baseline" / f"{kind}.py", folder / "data",
@@ -145,6 +151,7 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
                 training_time_minutes=float(report["training_time_minutes"]),
                 hardware=str(report["hardware"]), scores=outcome.scores,
                 recorded=ledger is not None and not outcome.duplicate))
+            bar.update(note=f"{kind}: {report['training_time_minutes']:.2f} min")
     if ledger is not None:
         _render(folder, ledger)
     return results

@@ -108,3 +108,24 @@ def count_accepted(rows: list[dict[str, Any]], slug: str, version: int, particip
                if r["slug"] == slug and r["version"] == version
                and r["participant"].lower() == participant.lower()
                and (since is None or r["scored_at"] >= since))
+
+
+def envelopes_beside(ledger_path: Path) -> Path:
+    """Where a ledger keeps the ciphertexts of its rows (`leaderboard/envelopes/` for the
+    repository's): `gnncb ledger rescore` re-opens them, so every way of recording a row
+    stores its envelope, not only the pull-request flow."""
+    return Path(ledger_path).parent / "envelopes"
+
+
+def store_envelope(directory: Path, sealed: bytes) -> Path:
+    """Write a ciphertext under its digest (idempotent); returns the path. Only ciphertext is
+    ever stored: it is what the participant's pull request made public already."""
+    from evaluator.envelope import digest
+
+    path = Path(directory) / f"{digest(sealed)}.jwe"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = sealed.strip() + b"\n"
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    return path
+

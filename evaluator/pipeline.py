@@ -19,7 +19,14 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
 from evaluator.errors import ConfigError, Rejection
-from evaluator.ledger import SUBMISSION, Ledger, active_submissions, count_accepted
+from evaluator.ledger import (
+    SUBMISSION,
+    Ledger,
+    active_submissions,
+    count_accepted,
+    envelopes_beside,
+    store_envelope,
+)
 from evaluator.metadata import Metadata, parse_metadata
 from evaluator.scoring import score
 from evaluator.spec import CompetitionSpec, load_spec
@@ -168,5 +175,9 @@ def evaluate_dir(competition_dir: Path, submission_dir: Path, **kwargs: Any) -> 
     if size > max_envelope_bytes(spec):
         raise Rejection(f"{env_path} is {size:,} bytes; the limit for {spec.slug} is "
                         f"{max_envelope_bytes(spec):,}", code="too-large")
-    return evaluate_bytes(competition_dir, env_path.read_bytes(), meta_path.read_bytes(),
-                          **kwargs)
+    sealed = env_path.read_bytes()
+    outcome = evaluate_bytes(competition_dir, sealed, meta_path.read_bytes(), **kwargs)
+    ledger = kwargs.get("ledger")
+    if ledger is not None and outcome.row is not None:
+        store_envelope(envelopes_beside(ledger.path), sealed)  # so `ledger rescore` can re-open it
+    return outcome

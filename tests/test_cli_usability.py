@@ -300,3 +300,80 @@ def test_over_the_daily_limit_says_when_the_window_reopens(demo_competition):
         assert "the window reopens at 2026-12-02 00:15 UTC" in str(err)
     else:
         raise AssertionError("over the daily limit was accepted")
+
+
+# ------------------------------------------------------------------ 10. pasteable commands
+def test_printed_follow_up_commands_survive_a_space_in_the_path(tmp_path, capsys):
+    import shlex
+
+    root = tmp_path / "my competitions"
+    code, stdout, err = run(["competition", "new", "toy-space", "--root", root], capsys)
+    assert code == 0, err
+    lint_line = next(line.strip() for line in stdout.splitlines()
+                     if line.strip().startswith("gnncb competition lint"))
+    argv = shlex.split(lint_line)[1:]  # what a shell passes when the line is pasted
+    assert argv[-1] == str(root / "toy-space")
+    code, stdout, _ = run(argv, capsys)
+    assert "problem(s)" in stdout  # the scaffold is linted (its placeholders are findings)
+
+
+# ------------------------------------------------------------------ 12. legends
+def test_code_problems_explains_its_tags(capsys):
+    code, stdout, _ = run(["code", "problems"], capsys)
+    assert code == 0
+    tags = {line.rsplit("[", 1)[1].rstrip("]") for line in stdout.splitlines()
+            if line.startswith("lc")}
+    legend = stdout.split("[tags]", 1)[1]
+    for tag in tags:
+        assert f"\n  {tag} " in legend, tag
+    code, stdout, _ = run(["code", "show", "lc997", "--examples", "0"], capsys)
+    assert "Published labels: constant-answer" in stdout and "says little" in stdout
+
+
+# ------------------------------------------------------------------ 8./9. stored envelopes, where
+def test_evaluate_stores_the_envelope_so_rescore_needs_no_skip(demo_competition, keypair,
+                                                               tmp_path, capsys):
+    out = tmp_path / "sub" / "predictions.csv.enc"
+    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    root = demo_competition.parent.parent
+    ledger = root / "leaderboard" / "ledger.jsonl"
+    code, _, err = run(["evaluate", "--competition", demo_competition, "--submission",
+                        out.parent, "--participant", "alice", "--private-key",
+                        keypair["private_path"], "--ledger", ledger], capsys)
+    assert code == 0, err
+    digest = envelope.digest(out.read_bytes())
+    assert (ledger.parent / "envelopes" / f"{digest}.jwe").read_bytes().strip() == \
+        out.read_bytes().strip()
+    code, stdout, err = run(["ledger", "rescore", demo_competition.name, "--root", root,
+                             "--private-key", keypair["private_path"], "--dry-run"], capsys)
+    assert code == 0, err
+    assert "re-scored 1 active submission(s); 0 changed" in stdout
+    code, stdout, _ = run(["leaderboard", "render", "--ledger", ledger, "--competitions",
+                           root / "competitions"], capsys)
+    assert code == 0
+    assert f"from {ledger} into {ledger.parent} (beside the ledger)" in stdout
+
+
+# ------------------------------------------------------------------ 11. progress
+def test_code_generate_reports_progress_in_ci_logs(tmp_path, capsys):
+    code, stdout, err = run(["code", "generate", "--per-cell", "2", "--jobs", "1",
+                             "--problems", "lc207,lc997", "--out", tmp_path / "set"], capsys)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("generating problems")]
+    assert lines and "2/2" in lines[-1] and "\r" not in err  # whole lines, not a redrawn bar
+
+
+def test_progress_is_a_tqdm_bar_on_a_terminal():
+    import io
+
+    from evaluator.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Tty()
+    with Progress(3, "work", stream=stream) as bar:
+        for _ in range(3):
+            bar.update()
+    assert "\r" in stream.getvalue() and "3/3" in stream.getvalue()

@@ -15,6 +15,7 @@ from evaluator import envelope
 from evaluator.ci.gitops import Change
 from evaluator.errors import ConfigError
 from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.ledger import store_envelope as store_in
 from evaluator.render import write_leaderboards
 from evaluator.spec import load_spec
 
@@ -37,13 +38,7 @@ def all_specs(root: Path) -> list[Any]:
 
 def store_envelope(root: Path, sealed: bytes) -> Path:
     """Write the ciphertext under its digest (idempotent); returns the path."""
-    digest = envelope.digest(sealed)
-    path = envelopes_dir(root) / f"{digest}.jwe"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = sealed.strip() + b"\n"
-    if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
-    return path
+    return store_in(envelopes_dir(root), sealed)
 
 
 def rerender(root: Path) -> list[Path]:

@@ -29,7 +29,7 @@ import random
 import shutil
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -477,8 +477,11 @@ def generate_case_set(
     jobs: int = 1,
     name: str | None = None,
     force: bool = False,
+    on_problem: Callable[[str, int, int], None] | None = None,
 ) -> CaseSet:
     """Generate a case set into `dest`, or add missing problems to the set already there.
+
+    `on_problem(problem_id, done, total)` is called as each problem is written (progress).
 
     Each problem's file is written whole or not at all and the manifest lists a problem only
     once its file is complete, so an interrupted run leaves a usable (smaller) set.
@@ -518,14 +521,20 @@ def generate_case_set(
     order = sorted(layout, key=lambda pid: -sum(layout[pid].values()))
     calls = [(pid, layout[pid], base_seed, str(dest / "cases" / f"{pid}.jsonl.gz"))
              for pid in order]
+    def recorded(pid: str, done: int) -> None:
+        if on_problem is not None:
+            on_problem(pid, done, len(calls))
+
     if jobs > 1 and len(calls) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(_generate_problem, *c): c[0] for c in calls}
-            for future, pid in futures.items():
+            for done, (future, pid) in enumerate(futures.items(), 1):
                 _record(dest, manifest, registry[pid], future.result())
+                recorded(pid, done)
     else:
-        for call in calls:
+        for done, call in enumerate(calls, 1):
             _record(dest, manifest, registry[call[0]], _generate_problem(*call))
+            recorded(call[0], done)
     write_manifest(dest, manifest)
     return CaseSet(dest)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -149,11 +150,31 @@ def _config(args: argparse.Namespace) -> Any:
 def cmd_problems(args: argparse.Namespace) -> int:
     from evaluator.codetrack.problem import all_problems
 
+    seen = []
     for p in all_problems().values():
         status = p.label_status.split(":", 1)[0]
+        seen.append(status)
         print(f"{p.id:8s} {'directed' if p.directed else 'undirected':10s} {p.difficulty:6s} "
               f"{p.concept:24s} {p.title}  [{status}]")
+    print("\n[tags] say how far the published GraphEval36K labels of a problem can be trusted "
+          "(`gnncb code show ID` gives the reason):")
+    for tag in sorted(set(seen), key=list(LABEL_TAGS).index):
+        print(f"  {tag:16s} {LABEL_TAGS[tag]}")
     return 0
+
+
+# The legend of the label-status tags printed by `gnncb code problems` (the class before the
+# colon of each problem's `label_status`); reports use SUB_ABBREV's legend for cells.
+LABEL_TAGS = {
+    "consistent": "every published label agrees with our reference",
+    "label-wrong": "some published labels are wrong; judged twice: against the true answer "
+                   "(corrected) and against the label (as published)",
+    "constant-answer": "one constant answer passes (nearly) every published case, so a "
+                       "published pass rate says little",
+    "input-repaired": "published inputs are repaired on load so the labels fit them",
+    "too-few-cases": "too few published cases for a stable pass rate",
+    "no-data": "no published cases here; only generated cases",
+}
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -170,6 +191,8 @@ def cmd_show(args: argparse.Namespace) -> int:
           f"{problem.difficulty} · checker: {getattr(problem.checker, '__name__', 'custom')}\n")
     print(problem.statement.rstrip() + "\n")
     print(f"Input contract: {problem.input_contract}\n")
+    tag = problem.label_status.split(":", 1)[0]
+    print(f"Published labels: {problem.label_status} ({LABEL_TAGS.get(tag, tag)})\n")
     print("Write solutions/" + problem.id + ".py with:\n")
     print(problem.signature.rstrip() + "\n")
     cells = valid_cells(problem)
@@ -186,11 +209,21 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import default_set_path, generate_case_set
+    from evaluator.progress import Progress
 
     out = args.out or default_set_path(args.plan, args.seed, args.per_cell)
+    bar: Progress | None = None
+
+    def on_problem(pid: str, done: int, total: int) -> None:
+        nonlocal bar
+        bar = bar or Progress(total, "generating problems")
+        bar.update(note=pid)
+
     case_set = generate_case_set(out, base_seed=args.seed, plan=args.plan,
                                  per_cell=args.per_cell, problems=args.problems,
-                                 jobs=args.jobs, force=args.force)
+                                 jobs=args.jobs, force=args.force, on_problem=on_problem)
+    if bar is not None:
+        bar.close()
     m = case_set.manifest
     print(f"case set {case_set.path}: {m['total']} cases over {len(m['problems'])} problems "
           f"(plan {m['plan']}, seed {m['base_seed']})")
@@ -292,7 +325,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     print(f"{summary['passed']}/{summary['cases']} cases passed"
           f"{f' ({100 * rate:.1f} %)' if rate is not None else ''} in {summary['seconds']:.1f} s;"
           f" isolation {', '.join(summary['isolation'])}")
-    print(f"run folder: {out}  (next: gnncb code report {out})")
+    print(f"run folder: {out}  (next: gnncb code report {shlex.quote(str(out))})")
     return 0
 
 

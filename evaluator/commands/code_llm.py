@@ -13,6 +13,7 @@ problems (nothing is blamed on the model).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -205,7 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not (states.get("sealed") or states.get("scored")):
         return 1
     if args.no_score:
-        print(f"judge later: gnncb code llm score --runs {model_dir}")
+        print(f"judge later: gnncb code llm score --runs {shlex.quote(str(model_dir))}")
         return 0
     row = score_model(model_dir, judge_argv=_judge_argv(args),
                       problems=[p.id for p in problems], ledger=args.ledger, echo=_echo)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import shlex
 import shutil
 import sys
 import tempfile
@@ -130,9 +131,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     folder = scaffold(args.slug, args.root or competitions_dir())
     print(f"created {folder} with {', '.join(SCAFFOLD_FILES.values())}")
     print("next: fill in competition.yaml and build.py, then\n"
-          f"  gnncb competition build {folder} --raw RAW --seed-file SEED\n"
-          f"  gnncb competition readme {folder}\n"
-          f"  gnncb competition lint {folder}")
+          f"  gnncb competition build {shlex.quote(str(folder))} --raw RAW --seed-file SEED\n"
+          f"  gnncb competition readme {shlex.quote(str(folder))}\n"
+          f"  gnncb competition lint {shlex.quote(str(folder))}")
     return 0
 
 
@@ -297,8 +298,8 @@ def cmd_readme(args: argparse.Namespace) -> int:
     if args.check:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""
         if current != text:
-            print(f"{path} is out of date; run `gnncb competition readme {folder.name}`",
-                  file=sys.stderr)
+            print(f"{path} is out of date; run "
+                  f"`gnncb competition readme {shlex.quote(folder.name)}`", file=sys.stderr)
             return 1
         print(f"{path}: up to date")
         return 0

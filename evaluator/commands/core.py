@@ -298,8 +298,11 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
     ledger_path = args.ledger or default_ledger()
     out = args.out or ledger_path.parent
     specs = load_all_specs(args.competitions or competitions_dir())
-    for path in write_leaderboards(specs, Ledger(ledger_path).rows(), out):
+    written = write_leaderboards(specs, Ledger(ledger_path).rows(), out)
+    for path in written:
         print(f"wrote {path}")
+    where = "beside the ledger" if args.out is None else "as --out asked"
+    print(f"rendered {len(written)} page(s) from {ledger_path} into {out} ({where})")
     return 0
 
 

@@ -260,8 +260,8 @@ def cmd_campaign(args: argparse.Namespace) -> int:
         states[summary["status"]] = states.get(summary["status"], 0) + 1
     print(f"campaign {options.campaign}: " + ", ".join(f"{n} {s}" for s, n in
                                                       sorted(states.items())))
-    print(f"runs in {options.runs_root / options.campaign}; "
-          f"report: gnncb llm report --runs {options.runs_root / options.campaign}")
+    runs = options.runs_root / options.campaign
+    print(f"runs in {runs}; report: gnncb llm report --runs {shlex.quote(str(runs))}")
     return 2 if states.get("error") else 0
 
 
