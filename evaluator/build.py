@@ -17,7 +17,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
 from evaluator.errors import ConfigError
-from evaluator.spec import CompetitionSpec
+from evaluator.spec import PART_COLUMN, CompetitionSpec
+
+PUBLIC, PRIVATE = "public", "private"
+MAX_CLASS_STRATA = 20  # a target with more distinct values is stratified by quantile bins
 
 
 def read_seed(path: Path) -> str:
@@ -49,14 +52,95 @@ def write_csv(frame: pd.DataFrame, path: Path, *, float_format: str = "%.6g") ->
     frame.to_csv(path, index=False, lineterminator="\n", float_format=float_format)
 
 
+def _strata(values: pd.Series, discrete: bool) -> np.ndarray:
+    """Stratum per row: the class (or value) for discrete targets, a quantile bin otherwise;
+    strata with a single member are pooled so that every stratum can be split."""
+    if discrete or values.nunique() <= MAX_CLASS_STRATA:
+        strata = values.astype(str).to_numpy()
+    else:
+        bins = max(2, min(10, len(values) // 10))
+        strata = pd.qcut(values.rank(method="first"), q=bins, labels=False).astype(str)
+        strata = strata.to_numpy()
+    names, counts = np.unique(strata, return_counts=True)
+    rare = set(names[counts < 2].tolist())
+    if rare:
+        strata = np.where(np.isin(strata, list(rare)), "\x00rare", strata)
+        if (strata == "\x00rare").sum() < 2:  # one lone row: join the largest stratum
+            names, counts = np.unique(strata[strata != "\x00rare"], return_counts=True)
+            strata = np.where(strata == "\x00rare", names[np.argmax(counts)], strata)
+    return strata
+
+
+def draw_public_part(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
+                     seed: str) -> pd.Series:
+    """True for the rows of the public part of one hidden split, False for the private part.
+
+    Why stratified and seeded: both parts must have the class balance (or value range) of the
+    split so their scores estimate the same quantity, and nobody without the secret seed may
+    be able to tell which ids are public. Rows are ordered by id first, so the draw depends
+    only on the split's content, not on how a builder happened to order it.
+    """
+    from sklearn.model_selection import train_test_split
+
+    if spec.public_fraction is None:
+        raise ConfigError(f"{spec.slug}: public_fraction is not set; nothing to draw")
+    ordered = frame.sort_values(spec.id_column, kind="stable")
+    n = len(ordered)
+    n_public = int(np.floor(spec.public_fraction * n))
+    if n_public < 1 or n_public >= n:
+        raise ConfigError(f"{spec.slug}: split {split!r} has {n} rows; public_fraction "
+                          f"{spec.public_fraction} leaves a part empty")
+    target = spec.targets[0]
+    strata: np.ndarray | None = _strata(ordered[target.name], target.type == "class")
+    state = int(rng_for(seed, spec.slug, f"public-part\x00{split}").integers(0, 2**32 - 1))
+    if min(n_public, n - n_public) < len(set(strata.tolist())):
+        strata = None  # fewer rows in a part than strata: no stratified draw exists
+    public_pos, _ = train_test_split(np.arange(n), train_size=n_public, random_state=state,
+                                     stratify=strata)
+    flags = np.zeros(n, dtype=bool)
+    flags[public_pos] = True
+    return pd.Series(flags, index=ordered.index).reindex(frame.index)
+
+
+def _check_parts(frame: pd.DataFrame, spec: CompetitionSpec, split: str) -> None:
+    """Every metric on this split must be computable on each part alone (e.g. ROC-AUC needs
+    both classes, NMAE a value range); a build that breaks this fails now, not at scoring."""
+    from evaluator.scoring import metric_value
+
+    for part in (PUBLIC, PRIVATE):
+        truth = frame[frame[PART_COLUMN] == part].set_index(spec.id_column)
+        for name, metric in spec.metrics.items():
+            if metric.split != split:
+                continue
+            try:
+                metric_value(spec, metric, truth, truth)
+            except ValueError as err:
+                raise ConfigError(f"{spec.slug}: metric {name!r} cannot be computed on the "
+                                  f"{part} part of split {split!r}: {err}; change "
+                                  "public_fraction") from None
+
+
 def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
-                public_key: rsa.RSAPublicKey, path: Path) -> None:
-    """Encrypt one split's labels (id column + targets) to the platform key."""
+                public_key: rsa.RSAPublicKey, path: Path, *, seed: str | None = None) -> None:
+    """Encrypt one split's labels (id column + targets) to the platform key.
+
+    With `public_fraction` in the spec, the sealed table also names each id's part (column
+    `__part__`: public / private), drawn from the secret `seed` by `draw_public_part`.
+    """
     columns = [spec.id_column] + [t.name for t in spec.targets]
     missing = set(columns) - set(frame.columns)
     if missing:
         raise ConfigError(f"labels for split {split!r} lack columns {sorted(missing)}")
-    data = frame[columns].to_csv(index=False, lineterminator="\n").encode("utf-8")
+    frame = frame[columns]
+    if spec.has_parts:
+        if seed is None:
+            raise ConfigError(f"{spec.slug}: public_fraction is set, so seal_labels(..., "
+                              f"seed=seed) needs the build seed to draw split {split!r}'s "
+                              "public part")
+        public = draw_public_part(frame, spec, split, seed)
+        frame = frame.assign(**{PART_COLUMN: np.where(public.to_numpy(), PUBLIC, PRIVATE)})
+        _check_parts(frame, spec, split)
+    data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(envelope.seal(data, public_key,
                                    envelope.label_claims(spec.slug, spec.version, split)) + b"\n")

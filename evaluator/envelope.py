@@ -29,6 +29,10 @@ ALG = "RSA-OAEP-256"
 ENC = "A256GCM"
 PURPOSE_PREDICTIONS = "predictions"
 PURPOSE_LABELS = "hidden-labels"
+PURPOSE_SCORES = "sealed-scores"
+# Sealed scores are padded to a multiple of this, so the ciphertext length cannot tell a
+# round score (1.0) from a long one (0.9230769230769231).
+SCORES_PAD = 1024
 # A header bigger than this is not a header we made; refuse before parsing JSON.
 MAX_HEADER_BYTES = 4096
 _OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -185,3 +189,33 @@ def _maintainer_advice(err: Rejection) -> str:
                 "or split; after raising `version` in competition.yaml run `gnncb keys reseal` "
                 "to re-bind them, or rebuild the competition with `gnncb competition build`")
     return str(err)
+
+
+def score_claims(slug: str, version: int, submission: str) -> dict[str, Any]:
+    """Claims of a ledger row's sealed private-part scores: bound to the row's digest, so a
+    sealed blob cannot be moved to another row, and never usable as predictions or labels."""
+    return {"purpose": PURPOSE_SCORES, "competition": slug, "competition_version": version,
+            "submission": submission}
+
+
+def seal_scores(content: Mapping[str, Any], public_key: rsa.RSAPublicKey, slug: str,
+                version: int, submission: str) -> str:
+    """JSON `content` (e.g. {"private": {...}}) sealed to the platform key, padded."""
+    data = json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    data += b" " * (-len(data) % SCORES_PAD)
+    return seal(data, public_key, score_claims(slug, version, submission)).decode("ascii")
+
+
+def open_scores(compact: str, private_keys: Mapping[str, rsa.RSAPrivateKey], slug: str,
+                version: int, submission: str) -> dict[str, Any]:
+    """Unseal a ledger row's private-part scores (maintainer-only: needs the private key)."""
+    try:
+        opened = open_envelope(compact.encode("ascii"), private_keys,
+                               score_claims(slug, version, submission))
+        content = json.loads(opened.plaintext)
+    except (Rejection, ValueError, UnicodeEncodeError) as err:
+        raise ConfigError(f"sealed scores of submission {submission[:12]} cannot be opened: "
+                          f"{err}") from None
+    if not isinstance(content, dict):
+        raise ConfigError(f"sealed scores of submission {submission[:12]} are not an object")
+    return content

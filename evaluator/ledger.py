@@ -95,8 +95,11 @@ def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if r["type"] != SUBMISSION or r["digest"] in withdrawn:
             continue
         if r["digest"] in rescored:
-            r = {**r, "scores": rescored[r["digest"]]["scores"],
-                 "rescored_at": rescored[r["digest"]]["at"]}
+            audit = rescored[r["digest"]]
+            r = {**r, "scores": audit["scores"], "rescored_at": audit["at"]}
+            for key in ("scored_on", "sealed_scores"):  # a re-score onto the public part
+                if key in audit:
+                    r[key] = audit[key]
         out.append(r)
     return out
 

@@ -69,6 +69,10 @@ class Metadata(BaseModel):
     gnn_only: bool | None = None
     notes: Annotated[str, Field(max_length=2000)] = ""
     llm: LLMRun | None = None
+    # Digests (>= 8 hex characters, as the bot's answer shows them) of the submissions that
+    # count as this participant's final ones; this submission's own digest may be listed.
+    final: Annotated[list[Annotated[str, Field(pattern=r"^[0-9a-fA-F]{8,64}$")]],
+                     Field(min_length=1, max_length=20)] | None = None
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> Metadata:

@@ -23,13 +23,13 @@ from evaluator.ledger import (
     SUBMISSION,
     Ledger,
     active_submissions,
-    count_accepted,
     envelopes_beside,
     store_envelope,
 )
 from evaluator.metadata import Metadata, parse_metadata
-from evaluator.scoring import score
-from evaluator.spec import CompetitionSpec, load_spec
+from evaluator.phases import Window, revealed, window_for
+from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
+from evaluator.spec import PART_COLUMN, CompetitionSpec, Limits, load_spec
 from evaluator.validate import all_ids, competition_ids, read_table, validate_predictions
 
 ENVELOPE_NAME = "predictions.csv.enc"
@@ -70,35 +70,118 @@ def load_labels(competition_dir: Path, spec: CompetitionSpec,
             table = read_table(plain, f"{split.labels} (decrypted)")
         except Rejection as err:
             raise ConfigError(str(err)) from None
-        missing = {spec.id_column, *(t.name for t in spec.targets)} - set(table.columns)
+        need = {spec.id_column, *(t.name for t in spec.targets)}
+        if getattr(spec, "has_parts", False):
+            need.add(PART_COLUMN)
+        missing = need - set(table.columns)
         if missing:
-            raise ConfigError(f"{path}: hidden labels lack columns {sorted(missing)}")
+            raise ConfigError(f"{path}: hidden labels lack columns {sorted(missing)}"
+                              + ("; public_fraction is set: rebuild the competition so the "
+                                 "labels name each id's part" if PART_COLUMN in missing else ""))
+        if PART_COLUMN in need and not set(table[PART_COLUMN]) <= {PUBLIC, PRIVATE}:
+            raise ConfigError(f"{path}: column {PART_COLUMN} holds values other than "
+                              f"{PUBLIC!r} and {PRIVATE!r}")
         labels[name] = table.set_index(spec.id_column)
     return labels
 
 
+LLM_ENTRANTS = ("llm-api", "llm-agent")
+
+
+def is_llm(entrant: str | None) -> bool:
+    return entrant in LLM_ENTRANTS
+
+
+def limits_for(spec: CompetitionSpec, window: Window, entrant: str | None) -> Limits:
+    """The quota this submission counts against: the window's (phase or competition) limits
+    for humans and baselines; `submission.llm_limits` (else the same numbers) for LLM runs."""
+    if is_llm(entrant):
+        llm = getattr(spec.submission, "llm_limits", None)
+        if llm is not None:
+            return llm
+    return window.limits
+
+
 def check_eligibility(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
-                      now: datetime) -> tuple[int, int]:
+                      now: datetime, *, entrant: str | None = None,
+                      window: Window | None = None) -> tuple[int, int]:
     """Raise a Rejection when the participant is over a limit; else the submissions left
-    (for this version, in the next 24 hours) after this one."""
-    limits = spec.submission.limits
-    used = count_accepted(rows, spec.slug, spec.version, participant)
+    (for this version or phase, in the next 24 hours) after this one.
+
+    Counted: accepted, not withdrawn rows of the same version, the same window (phase, or the
+    late window) and the same track (LLM runs have their own quota, apart from human ones);
+    `entrant=None` counts every track together (the code track's boards).
+    """
+    if window is None:
+        window = Window(None, spec.submission.limits)
+    limits = limits_for(spec, window, entrant)
+    login = participant.lower()
+    since = (now - timedelta(days=1)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    mine = [r for r in active_submissions(rows)
+            if r["slug"] == spec.slug and r["version"] == spec.version
+            and r["participant"].lower() == login
+            and r.get("phase") == window.phase and bool(r.get("late")) == window.late
+            and (entrant is None or is_llm(r.get("entrant")) == is_llm(entrant))]
+    used = len(mine)
+    where = (f"phase {window.phase!r} of " if window.phase else
+             "late submissions to " if window.late else "")
     if used >= limits.per_version:
         raise Rejection(f"{participant} has used all {limits.per_version} submissions for "
-                        f"{spec.slug} version {spec.version}", code="over-limit")
-    since = (now - timedelta(days=1)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    today = count_accepted(rows, spec.slug, spec.version, participant, since=since)
+                        f"{where}{spec.slug} version {spec.version}"
+                        + (" (LLM-track quota)" if is_llm(entrant) else ""), code="over-limit")
+    today = sum(1 for r in mine if r["scored_at"] >= since)
     if today >= limits.per_day:
-        window = sorted(r["scored_at"] for r in active_submissions(rows)
-                        if r["slug"] == spec.slug and r["version"] == spec.version
-                        and r["participant"].lower() == participant.lower()
-                        and r["scored_at"] >= since)
-        reopens = (datetime.fromisoformat(window[-limits.per_day].replace("Z", "+00:00"))
+        recent = sorted(r["scored_at"] for r in mine if r["scored_at"] >= since)
+        reopens = (datetime.fromisoformat(recent[-limits.per_day].replace("Z", "+00:00"))
                    + timedelta(days=1)).strftime("%Y-%m-%d %H:%M UTC")
         raise Rejection(f"{participant} has made {today} submissions to {spec.slug} in the last "
                         f"24 hours (limit {limits.per_day}); the window reopens at {reopens}",
                         code="over-limit")
     return limits.per_version - used - 1, limits.per_day - today - 1
+
+
+def submission_window(spec: CompetitionSpec, rows: list[dict[str, Any]],
+                      now: datetime) -> Window:
+    """The window of a submission made `now` (Rejection when closed or not open yet)."""
+    return window_for(spec, now,
+                      is_revealed=revealed(rows, spec.slug, spec.version) is not None)
+
+
+def preflight(competition_dir: Path, rows: list[dict[str, Any]], participant: str, *,
+              entrant: str, now: datetime | None = None) -> tuple[int, int]:
+    """Eligibility of a submission not made yet (the LLM track asks before calling a model):
+    the same window and quota checks `evaluate_bytes` makes, without any envelope."""
+    spec = load_spec(Path(competition_dir))
+    now = now or datetime.now(UTC)
+    window = submission_window(spec, rows, now)
+    return check_eligibility(spec, rows, participant, now, entrant=entrant, window=window)
+
+
+def resolve_final_choice(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
+                         chosen: list[str], current: str) -> list[str]:
+    """Full digests of the submissions a participant marks as final (`final` in
+    metadata.json): each prefix must name exactly one of their accepted, on-time submissions
+    of this version, or this submission itself."""
+    limit = spec.rules.final_submissions_per_version
+    if len(chosen) > limit:
+        raise Rejection(f"metadata.json 'final' lists {len(chosen)} submissions; "
+                        f"{spec.slug} counts at most {limit} per participant",
+                        code="invalid-final-choice")
+    mine = [r["digest"] for r in active_submissions(rows)
+            if r["slug"] == spec.slug and r["version"] == spec.version
+            and r["participant"].lower() == participant.lower() and not r.get("late")]
+    out: list[str] = []
+    for prefix in chosen:
+        found = [d for d in dict.fromkeys([*mine, current]) if d.startswith(prefix.lower())]
+        if len(found) != 1:
+            raise Rejection(f"metadata.json 'final': {prefix!r} matches "
+                            f"{'no' if not found else len(found)} of your accepted "
+                            f"submissions to {spec.slug} version {spec.version}; use the "
+                            "digest shown in the bot's answer (at least 8 characters)",
+                            code="invalid-final-choice")
+        if found[0] not in out:
+            out.append(found[0])
+    return out
 
 
 def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, *,
@@ -129,12 +212,17 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                                 code="copied")
             return Outcome(True, spec.slug, login, scores=row["scores"], row=row,
                            duplicate=True)
-    remaining = check_eligibility(spec, rows, login, now) if ledger else (None, None)
+    window = submission_window(spec, rows, now)
+    remaining = (check_eligibility(spec, rows, login, now, entrant=meta.entrant, window=window)
+                 if ledger else (None, None))
+    final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest)
+                    if meta.final is not None and not window.late else None)
     ids = competition_ids(competition_dir, spec)
     predictions = validate_predictions(opened.plaintext, spec, all_ids(ids),
                                        filename=spec.submission.file)
     labels = load_labels(competition_dir, spec, keys)
-    scores = score(spec, labels, predictions)
+    parts = score_parts(spec, labels, predictions)
+    scores = parts.get(PUBLIC, parts.get(ALL, {}))
     stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     row = {
         "type": SUBMISSION,
@@ -150,12 +238,24 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         "scores": scores,
         "declared": meta.model_dump(exclude_none=True,
                                     exclude={"participant", "entrant", "method", "model",
-                                             "team"}),
+                                             "team", "final"}),
         "kid": opened.header["kid"],
         "pr": pr,
         "submitted_at": stamp,
         "scored_at": stamp,
+        "scored_on": PUBLIC if spec.has_parts else ALL,
     }
+    if spec.has_parts:  # readable only with the platform key: the publish job cannot open it
+        kid = opened.header["kid"]
+        row["sealed_scores"] = envelope.seal_scores(
+            {PRIVATE: parts[PRIVATE]}, keys[kid].public_key(), spec.slug, spec.version,
+            opened.digest)
+    if window.phase is not None:
+        row["phase"] = window.phase
+    if window.late:
+        row["late"] = True
+    if final_choice is not None:
+        row["final_choice"] = final_choice
     if ledger:
         ledger.append(row)
     return Outcome(True, spec.slug, login, scores=scores, row=row,

@@ -1,17 +1,24 @@
 """Leaderboard = pure function of the ledger.
 
-Latest accepted submission per (slug, version, participant), ordered by the spec's `rank_by`
-keys (later keys break ties), compared at full precision; entries whose keys are all equal share
-a rank (1, 1, 3). Rounding happens only when rendering.
+Which submissions count: per (slug, version, participant) the ones the participant chose as
+final (`final` in a later submission's metadata.json, or a maintainer's `final-choice` row),
+else the latest `rules.final_submissions_per_version` (default 1: the latest); late rows never
+count. Among a participant's counted submissions the best one by the `rank_by` keys stands for
+them: on the public part for the live board, on the private part for the final standings.
+Keys are compared at full precision; entries whose keys are all equal share a rank (1, 1, 3).
+Rounding happens only when rendering.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from evaluator.ledger import active_submissions
 from evaluator.spec import CompetitionSpec
+
+FINAL_CHOICE = "final-choice"
 
 
 @dataclass(frozen=True)
@@ -21,29 +28,95 @@ class Entry:
     submissions: int  # accepted submissions of this participant for this version
 
 
-def standings(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[Entry]:
+@dataclass(frozen=True)
+class FinalEntry:
+    rank: int  # by the private part
+    row: dict[str, Any]  # the counted submission that stands for the participant
+    private: dict[str, float]
+    public_rank: int | None  # the same participant on the live (public-part) board
+    submissions: int
+
+    @property
+    def shake_up(self) -> int | None:
+        """Places gained (+) or lost (-) from the public to the private ranking."""
+        return None if self.public_rank is None else self.public_rank - self.rank
+
+
+def _key(spec: Any, scores: Mapping[str, Any]) -> tuple[float, ...]:
+    values = []
+    for k in spec.rank_by:
+        v = float(scores[k.score])
+        values.append(-v if k.order == "desc" else v)
+    return tuple(values)
+
+
+def counted(spec: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, Any]]],
+                                                           dict[str, int]]:
+    """(participant -> the submissions that count, participant -> accepted submissions)."""
     mine = [r for r in active_submissions(rows)
-            if r["slug"] == spec.slug and r["version"] == spec.version]
-    latest: dict[str, dict[str, Any]] = {}
-    counts: dict[str, int] = {}
-    for r in mine:  # ledger order is append order: a later row is a later submission
-        who = r["participant"].lower()
-        latest[who] = r
-        counts[who] = counts.get(who, 0) + 1
+            if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")]
+    active = {r["digest"]: r for r in mine}
+    per: dict[str, list[dict[str, Any]]] = {}
+    for r in mine:
+        per.setdefault(r["participant"].lower(), []).append(r)
+    choice: dict[str, list[str]] = {}
+    for r in rows:  # ledger order is append order: a later choice replaces an earlier one
+        if (r["type"] == FINAL_CHOICE and r.get("slug") == spec.slug
+                and r.get("version") == spec.version):
+            choice[r["participant"].lower()] = list(r["chosen"])
+        elif r.get("digest") in active and r["type"] == "submission" and \
+                r.get("final_choice") is not None:
+            choice[r["participant"].lower()] = list(r["final_choice"])
+    limit = getattr(getattr(spec, "rules", None), "final_submissions_per_version", 1)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for who, subs in per.items():
+        chosen = [d for d in choice.get(who, []) if d in active
+                  and active[d]["participant"].lower() == who]
+        if chosen:
+            out[who] = [r for r in subs if r["digest"] in chosen]
+        else:  # the default: the latest submissions
+            out[who] = subs[-limit:]
+    return out, {who: len(subs) for who, subs in per.items()}
 
-    def key(r: dict[str, Any]) -> tuple[float, ...]:
-        values = []
-        for k in spec.rank_by:
-            v = float(r["scores"][k.score])
-            values.append(-v if k.order == "desc" else v)
-        return tuple(values)
 
-    ordered = sorted(latest.values(), key=lambda r: (key(r), r["participant"].lower()))
-    entries: list[Entry] = []
-    for i, r in enumerate(ordered):
-        rank = entries[-1].rank if entries and key(entries[-1].row) == key(r) else i + 1
-        entries.append(Entry(rank=rank, row=r, submissions=counts[r["participant"].lower()]))
-    return entries
+def _ranked(spec: Any, items: list[tuple[tuple[float, ...], str, Any]]) -> list[tuple[int, Any]]:
+    items = sorted(items, key=lambda t: (t[0], t[1]))
+    out: list[tuple[int, Any]] = []
+    for i, (key, _, payload) in enumerate(items):
+        rank = out[-1][0] if out and items[i - 1][0] == key else i + 1
+        out.append((rank, payload))
+    return out
+
+
+def standings(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[Entry]:
+    """The live board: each participant's best counted submission on the scores recorded in
+    the row (the public part for a split competition, the whole split otherwise)."""
+    chosen, counts = counted(spec, rows)
+    items = []
+    for who, subs in chosen.items():
+        best = min(subs, key=lambda r: _key(spec, r["scores"]))
+        items.append((_key(spec, best["scores"]), who, best))
+    return [Entry(rank=rank, row=r, submissions=counts[r["participant"].lower()])
+            for rank, r in _ranked(spec, items)]
+
+
+def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
+                    private: Mapping[str, Mapping[str, float]]) -> list[FinalEntry]:
+    """The final board: each participant's best counted submission on the private part
+    (`private`: digest -> unsealed private-part scores), with the live rank beside it."""
+    chosen, counts = counted(spec, rows)
+    public_rank = {e.row["participant"].lower(): e.rank for e in standings(spec, rows)}
+    items = []
+    for who, subs in chosen.items():
+        scored = [r for r in subs if r["digest"] in private]
+        if not scored:
+            continue
+        best = min(scored, key=lambda r: _key(spec, private[r["digest"]]))
+        items.append((_key(spec, private[best["digest"]]), who, best))
+    return [FinalEntry(rank=rank, row=r, private=dict(private[r["digest"]]),
+                       public_rank=public_rank.get(r["participant"].lower()),
+                       submissions=counts[r["participant"].lower()])
+            for rank, r in _ranked(spec, items)]
 
 
 def standing_of(spec: CompetitionSpec, rows: list[dict[str, Any]],

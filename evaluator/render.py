@@ -86,11 +86,12 @@ def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
     }
 
 
-def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str:
+def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
+                     final_page: str | None = None) -> str:
     entries = [_entry_view(spec, e) for e in standings(spec, rows)]
     score_names = list(spec.metrics) + list(spec.derived)
     return render("leaderboard_competition.md.j2", spec=spec, entries=entries,
-                  score_names=score_names,
+                  score_names=score_names, final_page=final_page,
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
 
 

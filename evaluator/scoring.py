@@ -14,7 +14,9 @@ import pandas as pd
 
 from evaluator import metrics
 from evaluator.errors import ConfigError
-from evaluator.spec import CompetitionSpec, Metric
+from evaluator.spec import PART_COLUMN, CompetitionSpec, Metric
+
+ALL, PUBLIC, PRIVATE = "all", "public", "private"
 
 
 def _key_index(index: pd.Index) -> pd.Index:
@@ -64,6 +66,34 @@ def _metric(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
     if positive is None:
         positive = 1
     return metrics.roc_auc(y_true, y_pred.astype(float), positive)
+
+
+def metric_value(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
+                 pred: pd.DataFrame) -> float:
+    """One metric on aligned truth and predictions (raises ValueError when undefined)."""
+    return _metric(spec, metric, truth, pred)
+
+
+def part_labels(labels: dict[str, pd.DataFrame], part: str) -> dict[str, pd.DataFrame]:
+    """The rows of one part (public / private) of every split, without the part column."""
+    out = {}
+    for name, frame in labels.items():
+        if PART_COLUMN not in frame.columns:
+            raise ConfigError(f"hidden labels of split {name!r} name no public/private part; "
+                              "rebuild the competition (public_fraction is set)")
+        out[name] = frame[frame[PART_COLUMN] == part].drop(columns=[PART_COLUMN])
+    return out
+
+
+def score_parts(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                predictions: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Scores per part: {"public": ..., "private": ...} when the spec splits the hidden sets,
+    else {"all": ...}. The whole-split score of a split competition is never computed, so it
+    can never be recorded next to the public one (the two together would give the private)."""
+    if not spec.has_parts:
+        return {ALL: score(spec, labels, predictions)}
+    return {part: score(spec, part_labels(labels, part), predictions)
+            for part in (PUBLIC, PRIVATE)}
 
 
 def score(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],

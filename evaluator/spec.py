@@ -9,6 +9,7 @@ and a bad spec fails at load time with the field path and what is wrong.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -103,6 +104,37 @@ class Submission(_Strict):
     file: str = "predictions.csv"
     max_bytes: Annotated[int, Field(ge=100, le=500_000_000)] = 20_000_000
     limits: Limits = Limits()
+    # LLM-track entrants (llm-*/agent-*) have a quota of their own, checked before any model
+    # call; None = the same numbers as `limits`, counted apart from the human submissions.
+    llm_limits: Limits | None = None
+
+
+PHASE_RE = r"^[a-z][a-z0-9-]{0,31}$"
+PART_COLUMN = "__part__"  # column of the sealed labels naming each id's part (public/private)
+
+
+class Phase(_Strict):
+    """A period of the competition with its own submission limits (Codabench-style).
+
+    Why explicit dates: the reveal of the private part must come after the last submission, and
+    participants must know in advance until when they can submit and how often.
+    """
+
+    name: Annotated[str, Field(pattern=PHASE_RE)]
+    start: datetime
+    end: datetime
+    limits: Limits = Limits()
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Phase:
+        for field_name in ("start", "end"):
+            if getattr(self, field_name).utcoffset() is None:
+                raise ValueError(f"{field_name}: give a time zone, e.g. 2026-03-01T00:00:00Z")
+        if self.end <= self.start:
+            raise ValueError(f"phase {self.name!r} ends ({self.end.isoformat()}) before it "
+                             f"starts ({self.start.isoformat()})")
+        return self
 
 
 class Rules(_Strict):
@@ -164,6 +196,12 @@ class CompetitionSpec(_Strict):
     files: dict[str, str] = {}
     source: Source | None = None
     human_reference: HumanReference | None = None
+    # Share of every hidden split's ids in the public part (the only part scored back to
+    # participants before the reveal); None = no split, every score is on the whole split.
+    public_fraction: Annotated[float, Field(gt=0, lt=1)] | None = None
+    phases: list[Phase] = []
+    reveal_at: datetime | None = None  # when the private part is revealed (final standings)
+    late_submissions: Literal["refuse", "accept"] = "refuse"  # after the last phase / reveal
 
     @model_validator(mode="after")
     def _cross_references(self) -> CompetitionSpec:
@@ -206,7 +244,28 @@ class CompetitionSpec(_Strict):
             if key.score not in known:
                 raise ValueError(f"rank_by[{i}].score: unknown score {key.score!r}; "
                                  f"known scores are {sorted(known)}")
+        if PART_COLUMN in (*target_names, self.id_column):
+            raise ValueError(f"targets: {PART_COLUMN!r} is reserved for the public/private part")
+        self._check_schedule()
         return self
+
+    def _check_schedule(self) -> None:
+        names = [p.name for p in self.phases]
+        if len(set(names)) != len(names):
+            raise ValueError(f"phases: duplicate phase names {names}")
+        for i, (a, b) in enumerate(zip(self.phases, self.phases[1:], strict=False), 1):
+            if b.start < a.end:
+                raise ValueError(f"phases[{i}]: {b.name!r} starts before {a.name!r} ends; "
+                                 "list phases in time order without overlap")
+        if self.reveal_at is not None:
+            if self.reveal_at.utcoffset() is None:
+                raise ValueError("reveal_at: give a time zone, e.g. 2026-03-15T00:00:00Z")
+            if self.public_fraction is None:
+                raise ValueError("reveal_at: set public_fraction too; without a private part "
+                                 "there is nothing to reveal")
+            if self.phases and self.reveal_at < self.phases[-1].end:
+                raise ValueError(f"reveal_at: {self.reveal_at.isoformat()} is before the last "
+                                 f"phase ends ({self.phases[-1].end.isoformat()})")
 
     def target_for(self, metric: Metric) -> Target:
         """The target a metric reads: the named one, else the only one."""
@@ -225,6 +284,11 @@ class CompetitionSpec(_Strict):
     @property
     def primary_score(self) -> str:
         return self.rank_by[0].score
+
+    @property
+    def has_parts(self) -> bool:
+        """True when hidden splits have a public and a private part."""
+        return self.public_fraction is not None
 
 
 def _format_errors(err: ValidationError) -> str:

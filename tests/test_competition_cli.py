@@ -55,7 +55,8 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(sample_submission(labels.iloc[test]["id"], spec),
               data / "sample_submission.csv")
     seal_labels(labels.iloc[test], spec, "test", public_key,
-                Path(out) / "hidden" / "test_labels.jwe")
+                Path(out) / "hidden" / "test_labels.jwe",
+                seed=seed)
 '''
 
 

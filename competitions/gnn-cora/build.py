@@ -80,4 +80,4 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(table(test, False), data / "test_ids.csv")
     write_csv(sample_submission(table(test, False)["id"], spec), data / "sample_submission.csv")
     seal_labels(table(test, True), spec, "test", public_key,
-                Path(out) / "hidden" / "test_labels.jwe")
+                Path(out) / "hidden" / "test_labels.jwe", seed=seed)

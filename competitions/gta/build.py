@@ -118,6 +118,7 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     for role, split in ((1, "ideal"), (2, "perturbed")):
         part = frame[frame["role"] == role]
         write_csv(part[[idc]], data / f"test_{split}_ids.csv")
-        seal_labels(part, spec, split, public_key, Path(out) / "hidden" / f"{split}_labels.jwe")
+        seal_labels(part, spec, split, public_key, Path(out) / "hidden" / f"{split}_labels.jwe",
+                    seed=seed)
     test_all = frame.loc[frame["role"] > 0, idc]
     write_csv(sample_submission(test_all, spec), data / "sample_submission.csv")

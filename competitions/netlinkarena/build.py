@@ -114,4 +114,4 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(tables["test"][["id", "src", "dst"]], data / "test_pairs.csv")
     write_csv(sample_submission(tables["test"]["id"], spec), data / "sample_submission.csv")
     seal_labels(tables["test"][["id", "link"]], spec, "test", public_key,
-                Path(out) / "hidden" / "test_labels.jwe")
+                Path(out) / "hidden" / "test_labels.jwe", seed=seed)

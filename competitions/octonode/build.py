@@ -78,4 +78,5 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(sample_submission(test["id"], spec), data / "sample_submission.csv")
     for name, dest in (("README.txt", "SNAP_README.txt"), ("citing.txt", "SNAP_citing.txt")):
         shutil.copyfile(Path(raw) / name, data / dest)
-    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe")
+    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
+                seed=seed)

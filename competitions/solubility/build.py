@@ -76,7 +76,8 @@ def build_esol(raw: Path, seed: str, out: Path, public_key, spec: CompetitionSpe
     test = frame[frame["test"]]
     write_csv(test[[idc]], data / "test_ids.csv")
     write_csv(sample_submission(test[idc], spec), data / "sample_submission.csv")
-    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe")
+    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
+                seed=seed)
 
 
 def build(raw: Path, seed: str, out: Path, public_key) -> None:

@@ -58,4 +58,4 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(test[["id", "src", "dst", "day"]], data / "test_edges.csv")
     write_csv(sample_submission(test["id"], spec), data / "sample_submission.csv")
     seal_labels(test[["id", "trust"]], spec, "test", public_key,
-                Path(out) / "hidden" / "test_labels.jwe")
+                Path(out) / "hidden" / "test_labels.jwe", seed=seed)

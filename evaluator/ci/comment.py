@@ -55,6 +55,12 @@ HINTS = {
     "invalid-author": "Submissions come from personal GitHub accounts.",
     "identity-mismatch": "Contact the maintainers: this login was used by a different GitHub "
                          "account in earlier submissions.",
+    "closed": "The competition no longer takes submissions; the README gives its dates and "
+              "where the final standings are.",
+    "not-open": "Submit again once the phase named above has opened (dates in the README).",
+    "invalid-final-choice": "List in `final` only digests from the bot's answers to your own "
+                            "accepted submissions of this version (at most as many as the "
+                            "README allows).",
 }
 DEFAULT_HINT = "Fix the problem above and open a new pull request."
 
@@ -114,6 +120,8 @@ def render_answer(result: Result, *, server_url: str, branch: str, run_url: str 
             "remaining_today": result.remaining_today,
             "digest": (result.digest or "")[:12],
             "scored_at": row.get("scored_at", ""),
+            "scored_on": row.get("scored_on", "all"),
+            "phase": row.get("phase"), "late": bool(row.get("late")),
             "leaderboard": _link(f"{base}/blob/{branch}/leaderboard/{result.slug}.md"),
         }
         body = env.get_template("pr_comment_accepted.md.j2").render(**context)

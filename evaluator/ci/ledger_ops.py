@@ -25,7 +25,7 @@ from evaluator.ci.record import envelopes_dir, ledger_path
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import RESCORE, SUBMISSION, WITHDRAWAL, Ledger, active_submissions, now_iso
 from evaluator.pipeline import load_labels
-from evaluator.scoring import score
+from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
 from evaluator.spec import load_spec
 from evaluator.validate import all_ids, competition_ids, validate_predictions
 
@@ -90,17 +90,31 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             report.failed.append((r["digest"], str(err).splitlines()[0]))
             continue
         report.checked += 1
-        scores = score(spec, labels, table)
-        if scores == r["scores"]:
+        parts = score_parts(spec, labels, table)
+        scores = parts.get(PUBLIC, parts.get(ALL, {}))
+        scored_on = PUBLIC if spec.has_parts else ALL
+        same_private = True
+        if spec.has_parts:
+            sealed = r.get("sealed_scores")
+            same_private = bool(sealed) and envelope.open_scores(
+                sealed, keys, spec.slug, spec.version, r["digest"]).get(PRIVATE) == \
+                parts[PRIVATE]
+        if scores == r["scores"] and r.get("scored_on", ALL) == scored_on and same_private:
             continue
-        report.changed.append({
+        audit = {
             "type": RESCORE,
             "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{fingerprint}".encode()
                                      ).hexdigest(),
             "target": r["digest"], "slug": spec.slug, "version": spec.version,
             "participant": r["participant"], "scores": scores, "previous": r["scores"],
+            "scored_on": scored_on,
             "labels": fingerprint, "reason": reason, "by": by, "at": now_iso(),
-        })
+        }
+        if spec.has_parts:
+            audit["sealed_scores"] = envelope.seal_scores(
+                {PRIVATE: parts[PRIVATE]}, keys[opened.header["kid"]].public_key(), spec.slug,
+                spec.version, r["digest"])
+        report.changed.append(audit)
     if report.changed and not dry_run:
         report.written = ledger.append_many(report.changed)
     return report
