@@ -152,3 +152,28 @@ def test_feedback_carries_traceback_and_validation():
                            stderr="Traceback ...\nKeyError: 'x'", stdout="")
     assert "attempt 2 of 6" in text and "KeyError: 'x'" in text and "3 ids missing" in text
     assert "stdout" not in text  # empty sections are left out
+
+
+def test_solver_readme_variant_keeps_only_task_data_evaluation_rules():
+    """`frozen-solver`: the same frozen template, the README slot without the maintainer
+    sections (how to submit, `gnncb encrypt`, baselines in files the sandbox lacks)."""
+    folder = Path(__file__).resolve().parents[1] / "competitions" / "gnn-cora"
+    spec = load_spec(folder)
+    verbatim = fill_slots(folder, spec, limits_for(spec), LIBS)
+    solver_variant = get_variant("frozen-solver")
+    assert solver_variant.name == "gnn_frozen_v1_solver"
+    solver = fill_slots(folder, spec, limits_for(spec), LIBS, readme=solver_variant.readme)
+    for heading in ("## Task", "## Data", "## Evaluation", "## Rules"):
+        assert heading in solver.readme and heading in verbatim.readme
+    for gone in ("## How to submit", "gnncb encrypt", "### Baselines", "baseline/gnn.py",
+                 "## Source and licence", "Do not edit by hand"):
+        assert gone in verbatim.readme and gone not in solver.readme
+    assert solver.readme.endswith("(README abridged by gnncb to the sections a solver needs: "
+                                  "Task, Data, Evaluation, Rules.)")
+    # the other slots are untouched; the wording is the frozen one, the hash names the filling
+    assert (solver.tree, solver.dataset, solver.submission) == (
+        verbatim.tree, verbatim.dataset, verbatim.submission)
+    assert render_prompt(solver_variant, solver).text.replace(solver.readme, "<r>") == \
+        render_prompt(get_variant("frozen"), verbatim).text.replace(verbatim.readme, "<r>")
+    assert template_hash(solver_variant) != template_hash(get_variant("frozen"))
+    assert template_hash(get_variant("frozen")) == template_hash(get_variant("gnn_frozen_v1"))

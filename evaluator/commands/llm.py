@@ -112,7 +112,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     add_sampling_options(g)
 
     g = p.add_argument_group("protocol")
-    g.add_argument("--prompt", default="frozen", help="prompt variant: frozen (default) or ssd")
+    g.add_argument("--prompt", default="frozen",
+                   help="prompt variant: frozen (default), ssd, or frozen-solver (README slot "
+                        "with only its task, data, evaluation and rules sections)")
     g.add_argument("--repairs", type=int, default=5, help="repair attempts k, 0..5 (default 5)")
     g.add_argument("--campaign", default="adhoc", help="campaign name (runs/<campaign>/)")
     g.add_argument("--runs", type=Path, default=Path("runs"), help="runs root (default runs/)")

@@ -31,6 +31,7 @@ class Variant:
     prompt_template: str
     feedback_template: str
     description: str
+    readme: str = "verbatim"  # or "solver": the README slot keeps task/data/evaluation/rules
 
 
 VARIANTS = (
@@ -38,6 +39,9 @@ VARIANTS = (
             "prompts/gnn_repair_v1.md.j2", "GNN-CB frozen prompt (Listing 1), plan-then-code"),
     Variant("gnn_ssd_v1", "ssd", "prompts/gnn_ssd_v1.md.j2", "prompts/gnn_repair_v1.md.j2",
             "frozen prompt + GraphEval36K SSD instructions (4 parts x cognitive/action step)"),
+    Variant("gnn_frozen_v1_solver", "frozen-solver", "prompts/gnn_frozen_v1.md.j2",
+            "prompts/gnn_repair_v1.md.j2", "the frozen prompt, README slot abridged to the "
+            "sections a solver needs (task, data, evaluation, rules)", readme="solver"),
 )
 
 
@@ -91,7 +95,9 @@ def template_hash(variant: Variant, directory: Path | None = None) -> str:
     """Hash of the frozen part: both templates rendered with every slot masked."""
     skeleton = render_template(variant.prompt_template, _mask(SLOT_NAMES), directory)
     feedback = render_template(variant.feedback_template, _mask(FEEDBACK_FIELDS), directory)
-    return sha256_text(skeleton + "\x00" + feedback)
+    # How a slot is filled is part of the protocol too (verbatim variants keep their hash).
+    filling = "" if variant.readme == "verbatim" else f"\x00readme={variant.readme}"
+    return sha256_text(skeleton + "\x00" + feedback + filling)
 
 
 def render_prompt(variant: Variant, slots: Slots, directory: Path | None = None) -> Prompt:

@@ -416,7 +416,7 @@ def begin(competition: Path, model: str, *, entrant: str, provider: str, options
     participant = check_llm_participant(options.participant or participant_for(model, entrant))
     run = start_run(run_dir(options.runs_root, options.campaign, model, spec.slug))
     libraries = list(options.libraries) if options.libraries is not None else None
-    slots = fill_slots(competition, spec, limits, libraries)
+    slots = fill_slots(competition, spec, limits, libraries, readme=variant.readme)
     prompt = render_prompt(variant, slots)
     write_text(run / "prompt.md", prompt.text)
     write_json(run / "slots.json", slots.as_dict())

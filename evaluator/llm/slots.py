@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -56,6 +57,41 @@ def readme_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
     parts += ["", f"Task: {spec.task}; graph category: {spec.category}; difficulty: "
               f"{spec.difficulty}; domain: {spec.domain}."]
     return "\n".join(parts)
+
+
+# The README sections a solver needs; the rest (how to submit a pull request, `gnncb
+# encrypt`, baselines in baseline/, sources) is about files and steps that are not in the
+# sandbox: a small model answered `python build.py` six times after reading them.
+SOLVER_SECTIONS = ("task", "data", "evaluation", "rules")
+README_MODES = ("verbatim", "solver")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
+
+
+def solver_readme(text: str, keep: tuple[str, ...] = SOLVER_SECTIONS) -> str:
+    """The README reduced to its title, its introduction and the level-2 sections whose
+    heading starts with one of `keep` (their own subsections named "Baselines" dropped)."""
+    lines = _COMMENT.sub("", text).splitlines()
+    out: list[str] = []
+    keeping, skipping_sub, fenced = True, False, False
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        heading = None if fenced else _HEADING.match(line)
+        if heading:
+            level, title = len(heading.group(1)), heading.group(2).strip().lower()
+            if level == 2:
+                keeping, skipping_sub = title.startswith(keep), False
+            elif level > 2 and keeping:
+                skipping_sub = title.startswith("baseline")
+        if keeping and not skipping_sub:
+            out.append(line)
+    kept = [t for t in keep if any(_HEADING.match(x) and x.lstrip("# ").lower().startswith(t)
+                                   for x in out)]
+    note = ("(README abridged by gnncb to the sections a solver needs: "
+            + ", ".join(k.capitalize() for k in kept) + ".)") if kept else ""
+    body = "\n".join(out).strip()
+    return f"{body}\n\n{note}".strip() if note else body
 
 
 def tree_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
@@ -168,10 +204,13 @@ def environment_slot(spec: CompetitionSpec, limits: Limits,
 
 
 def fill_slots(competition_dir: Path, spec: CompetitionSpec, limits: Limits,
-               libraries: list[tuple[str, str]] | None = None) -> Slots:
+               libraries: list[tuple[str, str]] | None = None,
+               readme: str = "verbatim") -> Slots:
+    """The five slots; `readme="solver"` keeps only the solver's README sections."""
     competition_dir = Path(competition_dir)
+    text = readme_slot(competition_dir, spec)
     return Slots(
-        readme=readme_slot(competition_dir, spec),
+        readme=solver_readme(text) if readme == "solver" else text,
         tree=tree_slot(competition_dir, spec),
         dataset=summarize_data(competition_dir, spec),
         submission=submission_slot(competition_dir, spec),
