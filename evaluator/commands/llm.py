@@ -70,6 +70,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--json", type=Path, help="also write the report as JSON")
     rep.set_defaults(func=cmd_report)
 
+    doc = ls.add_parser("doctor", help="check an endpoint before a campaign (models, context, "
+                                       "a short completion, chat template, clamping)")
+    doc.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000/v1")
+    doc.add_argument("--model", help="the model id a campaign will send (default: the first "
+                                     "one the endpoint lists)")
+    doc.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    doc.add_argument("--timeout", type=float, default=600.0, help="seconds per probe")
+    doc.add_argument("--needed-context", type=int, default=16_384,
+                     help="prompt tokens the context probe sends (default 16384)")
+    doc.add_argument("--skip-context-probe", action="store_true",
+                     help="do not send the long prompt (it costs minutes on a CPU server)")
+    doc.add_argument("--json", type=Path, help="also write the findings as JSON")
+    doc.set_defaults(func=cmd_doctor)
+
 
 def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> None:
     """Which provider answers and how its exchanges are recorded or replayed.
@@ -339,3 +353,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    import os
+
+    from evaluator.llm.doctor import diagnose, render
+
+    if args.needed_context < 1:
+        raise ConfigError(f"--needed-context {args.needed_context}: must be positive")
+    report = diagnose(args.base_url, model=args.model,
+                      api_key=os.environ.get(args.api_key_env, ""), timeout=args.timeout,
+                      needed_context=args.needed_context,
+                      probe_context=not args.skip_context_probe)
+    print(render(report))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report.as_dict(), indent=2) + "\n", encoding="utf-8")
+    return 1 if report.failed else 0
