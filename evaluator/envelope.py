@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from evaluator import jsonsafe
 from evaluator.errors import ConfigError, Rejection
 from evaluator.keys import b64url, b64url_decode, thumbprint
 
@@ -35,6 +36,7 @@ PURPOSE_SCORES = "sealed-scores"
 SCORES_PAD = 1024
 # A header bigger than this is not a header we made; refuse before parsing JSON.
 MAX_HEADER_BYTES = 4096
+HEADER_DEPTH = 4  # our header is flat; JOSE allows objects (e.g. "jwk"), never deep ones
 _OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
 
@@ -76,12 +78,21 @@ def read_header(compact: bytes) -> dict[str, Any]:
     if len(parts[0]) > MAX_HEADER_BYTES:
         raise Rejection("JWE protected header is too large", code="malformed-envelope")
     try:
-        header = json.loads(b64url_decode(parts[0]))
-    except (ValueError, UnicodeDecodeError):
-        raise Rejection("JWE protected header is not base64url-encoded JSON",
+        decoded = b64url_decode(parts[0])
+    except ValueError as err:
+        raise Rejection(f"JWE protected header is not base64url ({err})",
+                        code="malformed-envelope") from None
+    try:
+        header = jsonsafe.loads_bytes(decoded, max_depth=HEADER_DEPTH)
+    except jsonsafe.UntrustedJSON as err:
+        raise Rejection(f"JWE protected header is not acceptable JSON: {err}",
                         code="malformed-envelope") from None
     if not isinstance(header, dict):
         raise Rejection("JWE protected header is not a JSON object", code="malformed-envelope")
+    wrong = sorted(name for name in ("alg", "enc", "kid") if not isinstance(header.get(name), str))
+    if wrong:
+        raise Rejection(f"JWE protected header: {', '.join(wrong)} must be strings",
+                        code="malformed-envelope")
     return header
 
 
@@ -117,8 +128,9 @@ def open_envelope(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
     header_b64, ek_b64, iv_b64, ct_b64, tag_b64 = _ascii(compact).split(".")
     try:
         ek, iv, ct, tag = (b64url_decode(p) for p in (ek_b64, iv_b64, ct_b64, tag_b64))
-    except ValueError:
-        raise Rejection("JWE part is not base64url", code="malformed-envelope") from None
+    except ValueError as err:
+        raise Rejection(f"JWE part is not base64url ({err}); commit the output of the "
+                        "encryption unmodified", code="malformed-envelope") from None
     if len(iv) != 12 or len(tag) != 16:
         raise Rejection("JWE IV or tag has the wrong length for A256GCM",
                         code="malformed-envelope")
@@ -137,7 +149,8 @@ def open_envelope(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
                         code="tampered") from None
     for name, want in expected.items():
         got = header.get(name)
-        if got != want:
+        # the JSON type too: `true` and `1.0` equal 1 in Python, but are not the claim 1
+        if type(got) is not type(want) or got != want:
             raise Rejection(f"envelope claim {name!r} is {got!r}, expected {want!r}; "
                             f"{CLAIM_ADVICE.get(name, 'encrypt again')}",
                             code="claim-mismatch")

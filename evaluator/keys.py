@@ -31,11 +31,24 @@ def b64url(data: bytes) -> str:
 _B64URL_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
+# In a 2- or 3-character final group, the last character carries 4 or 2 unused low bits.
+_UNUSED_BITS = {2: 0b1111, 3: 0b11}
+
+
 def b64url_decode(text: str) -> bytes:
-    """Strict base64url without padding (RFC 7515 section 2); C-speed on large payloads."""
+    """Strict, canonical base64url without padding (RFC 7515 section 2 and RFC 4648 section
+    3.5); C-speed on large payloads.
+
+    Canonical means the unused low bits of the last character are zero: otherwise one byte
+    string has several encodings, and the same envelope re-encoded would get a new digest (the
+    ledger's identity of a submission) and be counted twice.
+    """
     raw = text.encode("ascii", errors="replace")
     if raw.translate(None, _B64URL_ALPHABET) or len(raw) % 4 == 1:
         raise ValueError("not base64url")
+    unused = _UNUSED_BITS.get(len(raw) % 4)
+    if unused and _B64URL_ALPHABET.index(raw[-1:]) & unused:
+        raise ValueError("not canonical base64url (stray bits in the last character)")
     return base64.urlsafe_b64decode(raw + b"=" * (-len(raw) % 4))
 
 

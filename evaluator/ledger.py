@@ -29,7 +29,12 @@ def now_iso() -> str:
 
 
 def _dumps(row: dict[str, Any]) -> str:
-    return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """One JSONL line; NaN or infinity anywhere is refused (it would not be JSON)."""
+    try:
+        return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError as err:
+        raise ConfigError(f"refusing to write a ledger row that is not JSON: {err}") from None
 
 
 class Ledger:

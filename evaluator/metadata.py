@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -20,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from evaluator import jsonsafe
 from evaluator.errors import Rejection
 
 # GitHub login rules: alphanumerics and single hyphens, not at the ends, at most 39 characters.
@@ -28,6 +30,10 @@ ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
 MAX_METADATA_BYTES = 64 * 1024
 
 Text = Annotated[str, Field(max_length=200)]
+# JSON types exactly as written (no `true` or `1.0` for an integer), finite numbers only, and
+# bounds that keep every declared number meaningful and JSON-portable (64-bit).
+STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+Count = Annotated[int, Field(ge=0, le=10**12)]
 
 
 def check_login(value: str) -> str:
@@ -41,31 +47,39 @@ def check_login(value: str) -> str:
 Login = Annotated[str, AfterValidator(check_login)]
 
 
+def check_visible(value: str) -> str:
+    """A method must show something: spaces, zero-width and control characters render blank."""
+    if not any(not ch.isspace() and unicodedata.category(ch)[0] not in "CZ" for ch in value):
+        raise ValueError("must contain a visible character (it is shown on the leaderboard)")
+    return value
+
+
 class LLMRun(BaseModel):
     """Facts recorded by the LLM track about how the predictions were produced."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     provider: Text = ""
     repair_depth: Annotated[int, Field(ge=0, le=100)] = 0
-    tokens_in: Annotated[int, Field(ge=0)] = 0
-    tokens_out: Annotated[int, Field(ge=0)] = 0
+    tokens_in: Count = 0
+    tokens_out: Count = 0
     prompt_hash: Annotated[str, Field(max_length=128)] = ""
     prompt_variant: Text = ""
     campaign: Text = ""
 
 
 class Metadata(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     participant: Login
     team: Text = ""
     entrant: Literal["human", "llm-api", "llm-agent", "baseline"] = "human"
-    method: Annotated[str, Field(min_length=1, max_length=200)]
+    method: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
     model: Text = ""  # LLM model id when the entrant is an LLM
     hardware: Text = ""
-    training_time_minutes: Annotated[float, Field(ge=0)] | None = None
-    tuning_runs: Annotated[int, Field(ge=0)] | None = None
-    seed: int | None = None
+    # at most ten years of training: a larger value is a unit mistake, not a measurement
+    training_time_minutes: Annotated[float, Field(ge=0, le=6e6)] | None = None
+    tuning_runs: Count | None = None
+    seed: Annotated[int, Field(ge=-(2**63), lt=2**64)] | None = None
     gnn_only: bool | None = None
     notes: Annotated[str, Field(max_length=2000)] = ""
     llm: LLMRun | None = None
@@ -89,21 +103,23 @@ def parse_metadata(data: bytes, *, filename: str = "metadata.json") -> Metadata:
         raise Rejection(f"{filename} is larger than {MAX_METADATA_BYTES} bytes",
                         code="invalid-metadata")
     try:
-        raw = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise Rejection(f"{filename} is not valid JSON: {err}", code="invalid-metadata") from None
-    except RecursionError:
-        raise Rejection(f"{filename} is nested too deeply", code="invalid-metadata") from None
+        raw = jsonsafe.loads_bytes(data)
+    except jsonsafe.UntrustedJSON as err:
+        raise Rejection(f"{filename} is not acceptable JSON: {err}",
+                        code="invalid-metadata") from None
     if not isinstance(raw, dict):
         raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
+    return _validated(raw, f"{filename} does not match the metadata schema")
+
+
+def _validated(raw: dict, headline: str) -> Metadata:
     try:
         return Metadata.model_validate(raw)
     except ValidationError as err:
         problems = "\n".join(
             f"  - {'.'.join(map(str, e['loc'])) or '(top level)'}: "
             f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
-        raise Rejection(f"{filename} does not match the metadata schema:\n{problems}",
-                        code="invalid-metadata") from None
+        raise Rejection(f"{headline}:\n{problems}", code="invalid-metadata") from None
 
 
 def dump_metadata(meta: Metadata) -> str:

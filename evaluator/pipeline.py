@@ -26,7 +26,7 @@ from evaluator.ledger import (
     envelopes_beside,
     store_envelope,
 )
-from evaluator.metadata import Metadata, parse_metadata
+from evaluator.metadata import MAX_METADATA_BYTES, Metadata, parse_metadata
 from evaluator.phases import Window, revealed, window_for
 from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
 from evaluator.spec import PART_COLUMN, CompetitionSpec, Limits, load_spec
@@ -52,6 +52,29 @@ class Outcome:
 
 def max_envelope_bytes(spec: CompetitionSpec) -> int:
     return spec.submission.max_bytes * 4 // 3 + ENVELOPE_OVERHEAD
+
+
+def read_limited(path: Path, limit: int, *, what: str = "file") -> bytes:
+    """At most `limit` bytes of `path`, or a size Rejection; never more in memory.
+
+    Why not `stat` + `read_bytes`: a device (`/dev/zero`), a pipe or a FIFO reports size 0 and
+    never ends, and a file can grow between the two calls; reading `limit + 1` bytes is the one
+    bound that holds for all of them.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except IsADirectoryError:
+        raise Rejection(f"{path} is a folder, not a {what}", code="missing-file") from None
+    except FileNotFoundError:
+        raise Rejection(f"{path} not found", code="missing-file") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    if len(data) > limit:
+        raise Rejection(f"{path} is larger than the limit of {limit:,} bytes for a {what}; "
+                        "stopped reading there", code="too-large")
+    return data
 
 
 def load_labels(competition_dir: Path, spec: CompetitionSpec,
@@ -268,15 +291,12 @@ def evaluate_dir(competition_dir: Path, submission_dir: Path, **kwargs: Any) -> 
     spec = load_spec(competition_dir)
     env_path, meta_path = submission_dir / ENVELOPE_NAME, submission_dir / METADATA_NAME
     for path in (env_path, meta_path):
-        if not path.is_file():
+        if not path.exists():
             raise Rejection(f"{path} not found; a submission folder holds {ENVELOPE_NAME} and "
                             f"{METADATA_NAME}", code="missing-file")
-    size = env_path.stat().st_size
-    if size > max_envelope_bytes(spec):
-        raise Rejection(f"{env_path} is {size:,} bytes; the limit for {spec.slug} is "
-                        f"{max_envelope_bytes(spec):,}", code="too-large")
-    sealed = env_path.read_bytes()
-    outcome = evaluate_bytes(competition_dir, sealed, meta_path.read_bytes(), **kwargs)
+    sealed = read_limited(env_path, max_envelope_bytes(spec), what=f"{spec.slug} envelope")
+    meta = read_limited(meta_path, MAX_METADATA_BYTES, what=METADATA_NAME)
+    outcome = evaluate_bytes(competition_dir, sealed, meta, **kwargs)
     ledger = kwargs.get("ledger")
     if ledger is not None and outcome.row is not None:
         store_envelope(envelopes_beside(ledger.path), sealed)  # so `ledger rescore` can re-open it

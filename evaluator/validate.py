@@ -22,6 +22,10 @@ from evaluator.errors import ConfigError, Rejection
 from evaluator.spec import CompetitionSpec, Target
 
 MAX_PROBLEMS = 8  # problems listed in one message; the rest are counted
+# A real-valued prediction beyond this is a mistake, and sums of such values overflow the
+# metrics (1e308 passed `check` and then crashed scoring); refusing it keeps `check` and
+# `evaluate` in exact agreement.
+MAX_ABS_VALUE = 1e15
 EXAMPLES = 5
 
 
@@ -72,13 +76,25 @@ def _decode_check(data: bytes, filename: str) -> None:
         raise Rejection(f"{filename}, line {line}: not UTF-8 (byte {column} of the line is "
                         f"0x{data[err.start]:02x}); save the file as UTF-8",
                         code="invalid-predictions") from None
+    for byte, name in ((b"\x00", "a NUL byte"), (b"\r", "a carriage return without a line feed")):
+        # CR-only line endings crash the csv module; CRLF stays fine (same offsets after this)
+        at = data.replace(b"\r\n", b"\n\n").find(byte) if byte == b"\r" else data.find(byte)
+        if at >= 0:
+            line = data.count(b"\n", 0, at) + 1
+            raise Rejection(f"{filename}, line {line}: {name} (byte {at}); save the file as "
+                            "plain UTF-8 text with LF or CRLF line endings",
+                            code="invalid-predictions")
 
 
 def _check_first_row_width(data: bytes, filename: str) -> None:
     """pandas silently turns a first data row with one extra field into an index (or drops the
     field), so the header and the first row are compared here; pandas checks later rows."""
     head = data[:1 << 16].decode("utf-8", errors="replace").lstrip("\ufeff")
-    rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
+    try:
+        rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
+    except csv.Error as err:
+        raise Rejection(f"{filename}: not a CSV file the evaluator can read: {err}",
+                        code="invalid-predictions") from None
     if len(rows) == 2 and rows[1] and len(rows[1]) != len(rows[0]):
         raise Rejection(f"{filename}: wrong number of columns: expected {len(rows[0])} fields "
                         f"in line 2, saw {len(rows[1])}", code="invalid-predictions")
@@ -99,6 +115,10 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
                         code="invalid-predictions") from None
     except pd.errors.EmptyDataError:
         raise Rejection(f"{filename} has no header line", code="empty") from None
+    except (ValueError, OverflowError, csv.Error) as err:  # any other parser refusal
+        detail = (str(err).strip().splitlines() or [type(err).__name__])[-1][:300]
+        raise Rejection(f"{filename}: not a CSV file the evaluator can read: {detail}",
+                        code="invalid-predictions") from None
 
 
 def _id_key(series: pd.Series) -> pd.Series:
@@ -202,6 +222,11 @@ def _check_target(column: pd.Series, target: Target, report: Report,
     if len(infinite):
         report.add(f"{where}: {len(infinite)} infinite values at line(s) {_lines(infinite)}, "
                    f"e.g. {_examples(raw.column(target.name).iloc[infinite].tolist())}")
+    absurd = np.flatnonzero(np.isfinite(arr) & (np.abs(np.nan_to_num(arr)) > MAX_ABS_VALUE))
+    if len(absurd):
+        report.add(f"{where}: {len(absurd)} values beyond ±{MAX_ABS_VALUE:g} at line(s) "
+                   f"{_lines(absurd)}, e.g. "
+                   f"{_examples(raw.column(target.name).iloc[absurd].tolist())}")
     if target.type == "probability":
         with np.errstate(invalid="ignore"):
             outside = np.flatnonzero(np.isfinite(arr) & ((arr < 0) | (arr > 1)))

@@ -40,6 +40,7 @@ from typing import Annotated, Any, Literal
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evaluator import jsonsafe
 from evaluator.ci.comment import (
     HINTS,
     _link,
@@ -67,6 +68,7 @@ from evaluator.codetrack.board import BOARDS, CodeBoard
 from evaluator.errors import ConfigError, Rejection
 from evaluator.github import ChangedFile, GitHubClient, TreeEntry
 from evaluator.ledger import SUBMISSION, Ledger
+from evaluator.metadata import STRICT
 from evaluator.pipeline import check_eligibility
 from evaluator.ranking import standing_of
 from evaluator.render import environment
@@ -249,7 +251,7 @@ Text = Annotated[str, Field(max_length=200)]
 class CodeMetadata(BaseModel):
     """What a code-track submission may declare about itself (identity comes from the PR)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     participant: Text | None = None
     entrant: Literal["human", "llm-api", "llm-agent"] = "human"
     method: Text = ""
@@ -269,11 +271,9 @@ def parse_code_metadata(data: bytes | None, author: str,
     if data is None:
         return CodeMetadata()
     try:
-        raw = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise Rejection(f"{filename} is not valid JSON: {err}", code="invalid-metadata") from None
-    except RecursionError:  # the decoder recurses per nesting level
-        raise Rejection(f"{filename} is nested too deeply; it is a flat object",
+        raw = jsonsafe.loads_bytes(data)
+    except jsonsafe.UntrustedJSON as err:
+        raise Rejection(f"{filename} is not acceptable JSON: {err}",
                         code="invalid-metadata") from None
     if not isinstance(raw, dict):
         raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")

@@ -138,27 +138,24 @@ def cmd_keys_reseal(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_predictions(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-
-
-def _check(competition: Path, predictions: Path) -> tuple[Any, int]:
+def _check(competition: Path, predictions: Path) -> tuple[Any, int, bytes]:
+    """(spec, rows, the bytes checked): encrypt seals exactly these bytes (a pipe can be read
+    once), and reading stops at the competition's size limit (`/dev/zero` ends in a
+    rejection, not in the OOM killer)."""
+    from evaluator.pipeline import read_limited
     from evaluator.spec import load_spec
     from evaluator.validate import all_ids, competition_ids, validate_predictions
 
     spec = load_spec(competition)
     ids = all_ids(competition_ids(competition, spec))
-    data = _read_predictions(predictions)
+    data = read_limited(predictions, spec.submission.max_bytes, what="predictions file")
     table = validate_predictions(data, spec, ids, filename=str(predictions))
-    return spec, len(table)
+    return spec, len(table), data
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     if not args.json:
-        spec, n = _check(args.competition, args.predictions)
+        spec, n, _ = _check(args.competition, args.predictions)
         print(f"OK: {args.predictions} is a valid submission for {spec.slug} v{spec.version} "
               f"({n} rows, every test id exactly once)")
         return 0
@@ -169,7 +166,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         spec = load_spec(args.competition)
         report.update(competition=spec.slug, version=spec.version)
-        _, n = _check(args.competition, args.predictions)
+        _, n, _ = _check(args.competition, args.predictions)
     except Rejection as err:
         print(json.dumps({**report, "valid": False, "code": err.code,
                           "problems": _problem_lines(str(err))}, sort_keys=True))
@@ -206,7 +203,7 @@ def _missing_declarations(spec: Any, args: argparse.Namespace) -> list[str]:
 def cmd_encrypt(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    spec, n = _check(args.competition, args.predictions)
+    spec, n, data = _check(args.competition, args.predictions)
     login = args.participant.lower()
     try:
         meta = Metadata(
@@ -223,7 +220,7 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
         public = keys.load_public_key(key_path.read_bytes(), source=str(key_path))
     except OSError as err:
         raise ConfigError(f"{key_path}: cannot read public key: {err.strerror}") from None
-    sealed = envelope.seal(_read_predictions(args.predictions), public,
+    sealed = envelope.seal(data, public,
                            envelope.prediction_claims(spec.slug, spec.version, login))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_bytes(sealed)
