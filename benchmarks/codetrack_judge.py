@@ -33,10 +33,10 @@ from evaluator.codetrack.cases import CaseSet, code_digest, default_cache_dir  #
 from evaluator.codetrack.importer import import_grapheval  # noqa: E402
 from evaluator.codetrack.judge import (  # noqa: E402
     PASS,
-    WORKER,
     Candidate,
     JudgeConfig,
     judge_case_set,
+    judge_problem,
     reference_solution,
 )
 from evaluator.codetrack.problem import all_problems  # noqa: E402
@@ -52,35 +52,19 @@ def per_case_processes(case_set: CaseSet, problems: dict, sample: int, jobs: int
     for pid, n in counts.items():  # proportional, at least one per problem
         k = max(1, round(sample * n / total))
         chosen += [(pid, i) for i in sorted(rng.sample(range(n), min(k, n)))]
-    # one workspace per (problem, thread): the sandbox hands a workspace to a run's own uid for
-    # the duration of the run, so two concurrent runs must not share one
-    workspaces: dict[tuple[str, int], Path] = {}
-    for pid in sorted({pid for pid, _ in chosen}):
-        problem = problems[pid]
-        solution, extra = reference_solution(problem, scratch / "ref")
-        for slot in range(jobs):
-            ws = sandbox.prepare_workspace(
-                scratch / f"ws-{pid}-{slot}",
-                {"solution.py": solution, "worker.py": WORKER, **extra})
-            with (ws / "cases.jsonl").open("w") as fh:
-                for i, case in enumerate(case_set.iter_cases(pid)):
-                    fh.write(f'{{"i":{i},"t":{config.case_seconds(case)},'
-                             f'"k":{case.args_json()}}}\n')
-            workspaces[(pid, slot)] = ws
+    refs = {pid: reference_solution(problems[pid], scratch / "ref")
+            for pid in sorted({pid for pid, _ in chosen})}
+    cases = {pid: case_set.cases(pid) for pid in refs}
 
     def one(slot: int, item: tuple[str, int]) -> tuple[float, bool]:
+        """The same judge, worker and solution, but a fresh sandboxed process for one case."""
         pid, i = item
-        ws = workspaces[(pid, slot)]
-        name = f"one-{i}.jsonl"
+        solution, extra = refs[pid]
         started = time.perf_counter()
-        result = sandbox.run(
-            [sys.executable, "-I", "worker.py", "solution.py", "cases.jsonl", name,
-             "--method", problems[pid].method, "--arg-names", ",".join(problems[pid].arg_names),
-             "--start", str(i), "--stop", str(i + 1)],
-            workspace=ws, limits=sandbox.Limits(wall_seconds=120))
+        judgement = judge_problem(problems[pid], solution, [cases[pid][i]], config=config,
+                                  extra_files=extra, site_packages=True)
         elapsed = time.perf_counter() - started
-        lines = (ws / name).read_text().splitlines() if (ws / name).is_file() else []
-        ok = result.exit_reason == "ok" and len(lines) == 2 and json.loads(lines[0])["s"] == "ok"
+        ok = judgement.processes == 1 and judgement.verdicts[0].ran and not judgement.load_error
         return elapsed, ok
 
     def lane(slot: int) -> list[tuple[float, bool]]:
@@ -106,7 +90,8 @@ def main() -> int:
     parser.add_argument("--cases", type=Path, help="imported case set (default: the cache)")
     parser.add_argument("--sample", type=int, default=80, help="cases run one process each")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--memory", action="store_true", help="also time the memory pass")
+    parser.add_argument("--memory", action="store_true",
+                        help="also record each case's peak RSS (kernel VmHWM)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
 
@@ -146,7 +131,7 @@ def main() -> int:
                         if json.loads(line)["published"] == PASS)
         print(f"batch judge: {total} cases, {len(candidates)} problems, {processes} sandboxed "
               f"processes, {batch:.1f} s ({total / batch:,.0f} cases/s), jobs={args.jobs}"
-              f"{', with memory pass' if args.memory else ''}")
+              f"{', with per-case peak RSS' if args.memory else ''}")
         judged = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
                      if json.loads(line)["verdict"] is not None)
         print(f"  references vs the truth (corrected view): {summary['passed']}/{judged} pass "

@@ -37,15 +37,24 @@ import signal
 import stat
 import subprocess
 import sys
+import sysconfig
 import tempfile
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaluator import sandbox_fs
 from evaluator.errors import ConfigError
+from evaluator.sandbox_channel import (  # noqa: F401 - re-exported for callers
+    CHANNEL_IN_FD,
+    CHANNEL_OUT_FD,
+    Channel,
+    ChannelClosed,
+    ChannelOverflow,
+)
 
 # --------------------------------------------------------------------------------------------
 # Public data types
@@ -123,7 +132,7 @@ class Isolation:
 class SandboxResult:
     """How a run ended. `returncode` is negative for a signal and None after a timeout."""
 
-    exit_reason: str  # "ok" | "error" | "timeout" | "cpu" | "memory" | "killed"
+    exit_reason: str  # "ok" | "error" | "timeout" | "cpu" | "memory" | "killed" | "stopped"
     returncode: int | None
     stdout_tail: str
     stderr_tail: str
@@ -151,15 +160,12 @@ _INIT_GRACE_SECONDS = 5.0
 _STOP_SECONDS = 2.0
 # After the main process ends, how long to keep draining pipes held by escaped processes.
 _DRAIN_SECONDS = 1.0
+_CLOSE_GRACE_SECONDS = 2.0  # after a conversation: time for the workload to exit
 
-_MEMORY_MARKERS = (
-    "MemoryError",
-    "std::bad_alloc",
-    "Cannot allocate memory",
-    "can't allocate memory",
-    "out of memory",
-    "Out of memory",
-)
+# exit_reason "cpu" needs the kernel's CPU count at >= this share of the limit; "memory" an
+# address-space peak at exit within this share of RLIMIT_AS (the failed request is not in it).
+_CPU_HIT = 0.8
+_AS_HIT = 0.75
 
 # /etc entries a program may legitimately need; the rest of /etc stays hidden.
 _ETC_ALLOW = (
@@ -306,8 +312,17 @@ def run(
     stdin: bytes | None = None,
     require_sandbox: bool = False,
     readonly_paths: Sequence[Path] = (),
+    channel: Callable[[Channel], None] | None = None,
+    stdlib_only: bool = False,
 ) -> SandboxResult:
     """Run `argv` in `workspace` under `limits`, isolated as far as this machine allows.
+
+    With `channel`, the workload gets a pipe pair (fd 3 in, fd 4 out) and `channel(ch)` runs
+    in this thread while the run lasts: it converses through `ch` (see sandbox_channel) and
+    may `ch.stop()` the run, which then ends with exit_reason "stopped".
+    With `stdlib_only` the run sees this Python's interpreter and standard library and nothing
+    else of the Python environment (no venv, no site-packages, no other Python's libraries):
+    run `stdlib_python()` there, not a venv's `bin/python`.
 
     The workspace is the only writable place besides a private /tmp; the Python installation
     of this interpreter and `readonly_paths` are visible read-only; nothing else of the host
@@ -334,7 +349,8 @@ def run(
         if path.resolve() == Path("/"):
             raise SandboxError("readonly path / would expose the whole host; name a directory")
     return _execute(
-        list(argv), workspace.resolve(), limits, dict(env or {}), stdin, extra, isolation
+        list(argv), workspace.resolve(), limits, dict(env or {}), stdin, extra, isolation,
+        channel, stdlib_only,
     )
 
 
@@ -380,6 +396,8 @@ def _execute(
     stdin: bytes | None,
     readonly_paths: Sequence[Path],
     isolation: Isolation,
+    channel: Callable[[Channel], None] | None = None,
+    stdlib_only: bool = False,
 ) -> SandboxResult:
     isolated = isolation.mechanism == _FULL_MECHANISM
     config: dict[str, Any] = {
@@ -392,7 +410,7 @@ def _execute(
         "uid": None,
     }
     if not isolated:
-        return _spawn_and_wait(config, limits, stdin, isolation)
+        return _spawn_and_wait(config, limits, stdin, isolation, channel)
     owner = workspace.stat()
     owner_ids = (owner.st_uid, owner.st_gid)
     if UID_BASE <= owner.st_uid < UID_BASE + UID_SLOTS:  # left over by an interrupted judge
@@ -400,10 +418,10 @@ def _execute(
     with _uid_slot() as uid, tempfile.TemporaryDirectory(prefix="gnncb-sandbox-root-") as mnt:
         config["uid"] = uid
         config["root"] = mnt
-        config["layout"] = _layout(workspace, readonly_paths, limits, uid)
+        config["layout"] = _layout(workspace, readonly_paths, limits, uid, stdlib_only)
         _chown_tree(workspace, uid, uid)
         try:
-            return _spawn_and_wait(config, limits, stdin, isolation)
+            return _spawn_and_wait(config, limits, stdin, isolation, channel)
         finally:
             _chown_tree(workspace, *owner_ids)
 
@@ -414,6 +432,8 @@ def _rlimits(limits: Limits) -> dict[str, list[int]]:
         soft = max(1, math.ceil(limits.cpu_seconds))
         out["RLIMIT_CPU"] = [soft, soft + 1]  # SIGXCPU at soft, SIGKILL one second later
     if limits.memory_bytes is not None:
+        # RLIMIT_AS counts MAP_SHARED and memfd mappings, which RLIMIT_DATA does not
+        out["RLIMIT_AS"] = [limits.memory_bytes, limits.memory_bytes]
         out["RLIMIT_DATA"] = [limits.memory_bytes, limits.memory_bytes]
     if limits.max_processes is not None:
         out["RLIMIT_NPROC"] = [limits.max_processes, limits.max_processes]
@@ -466,8 +486,54 @@ def python_paths() -> list[Path]:
     return sorted(Path(p) for p in raw if p)
 
 
+def stdlib_python() -> Path:
+    """The real interpreter binary behind this Python (a venv's `bin/python` is a link to it):
+    what a standard-library-only run executes, since no venv is mounted there."""
+    return Path(sys.executable).resolve()
+
+
+def stdlib_paths() -> list[Path]:
+    """What a standard-library-only run needs of this Python: the interpreter binary, its
+    shared libpython (if any), the standard library and lib-dynload. Nothing else: no venv, no
+    site-packages (they are hidden even inside the stdlib dir), no project."""
+    out = {stdlib_python(), Path(os.__file__).resolve().parent}
+    out |= {Path(p).resolve() for p in sys.path if p.endswith("lib-dynload") and Path(p).is_dir()}
+    soname = sysconfig.get_config_var("INSTSONAME")
+    libdir = sysconfig.get_config_var("LIBDIR")
+    if soname and libdir and (Path(libdir) / soname).is_file() and sysconfig.get_config_var(
+            "Py_ENABLE_SHARED"):
+        out.add((Path(libdir) / soname).resolve())
+    return sorted(out)
+
+
+def _foreign_python_dirs(stdlib: Path) -> list[str]:
+    """Directories a standard-library-only run must not see although /usr is mounted: every
+    other Python's library tree (e.g. Debian's /usr/lib/python3/dist-packages) and every
+    site-packages / dist-packages directory, the one inside our own stdlib dir included."""
+    hidden: set[str] = set()
+    roots = [Path("/usr/lib"), Path("/usr/local/lib"), Path("/usr/lib64"), Path("/usr/share")]
+    for root in roots:
+        if not root.is_dir() or root.is_symlink():
+            continue
+        for entry in root.iterdir():
+            if not entry.name.startswith(("python", "pypy")) or not entry.is_dir():
+                continue
+            if entry.is_symlink():
+                continue
+            if entry.resolve() == stdlib or stdlib.is_relative_to(entry.resolve()):
+                continue  # our own stdlib lives here: hide only its package dirs (below)
+            hidden.add(str(entry))
+    for base in (stdlib, *[Path(p) for p in {sys.base_prefix, sys.prefix}]):
+        for pattern in ("site-packages", "dist-packages", "lib/python*/site-packages",
+                        "lib/python*/dist-packages", "local/lib/python*/*-packages"):
+            hidden |= {str(p) for p in base.glob(pattern) if p.is_dir() and not p.is_symlink()}
+    # only what is mounted at all (/usr, the stdlib dir) needs hiding; a venv is not mounted
+    return sorted(d for d in hidden if d.startswith("/usr/") or Path(d).is_relative_to(stdlib))
+
+
 def _layout(
-    workspace: Path, readonly_paths: Sequence[Path], limits: Limits, uid: int
+    workspace: Path, readonly_paths: Sequence[Path], limits: Limits, uid: int,
+    stdlib_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Operations that build the sandbox root, each with an absolute in-sandbox `dst`."""
     ops: list[dict[str, Any]] = []
@@ -483,7 +549,7 @@ def _layout(
     ops.append({"op": "tmpfs", "dst": _SBX_TMP, "options": f"mode=1777,size={tmp_size}"})
     ops.append({"op": "symlink", "dst": _SBX_VAR_TMP, "target": _SBX_TMP})
     binds: dict[str, tuple[str, bool]] = {}
-    for path in [*python_paths(), *readonly_paths]:
+    for path in [*(stdlib_paths() if stdlib_only else python_paths()), *readonly_paths]:
         real = path.resolve()
         for dst in (str(path.absolute()), str(real)):
             binds.setdefault(dst, (str(real), False))
@@ -496,6 +562,9 @@ def _layout(
         ops.append({"op": "bind", "src": src, "dst": dst, "rw": rw})
         if not rw:
             covered.append(dst)
+    if stdlib_only:  # empty read-only dirs over every other Python library and package dir
+        ops += [{"op": "empty", "dst": d}
+                for d in _foreign_python_dirs(Path(os.__file__).resolve().parent)]
     ops.append({"op": "tmpfs", "dst": "/dev", "options": "mode=0755,size=65536"})
     for dev in _DEVICES:
         ops.append({"op": "bind", "src": f"/dev/{dev}", "dst": f"/dev/{dev}", "rw": True})
@@ -562,8 +631,16 @@ def _spawn_and_wait(
     limits: Limits,
     stdin: bytes | None,
     isolation: Isolation,
+    channel: Callable[[Channel], None] | None = None,
 ) -> SandboxResult:
     cfg_r, cfg_w = os.pipe()
+    child_fds: list[int] = []
+    judge_fds: list[int] = []
+    if channel is not None:
+        to_r, to_w = os.pipe()  # judge -> workload (its fd 3)
+        from_r, from_w = os.pipe()  # workload -> judge (its fd 4)
+        child_fds, judge_fds = [to_r, from_w], [to_w, from_r]
+        config["channel"] = child_fds
     status_r, status_w = os.pipe()
     alive_r, alive_w = os.pipe()  # EOF tells PID 1 the judge is gone
     package_root = str(Path(__file__).resolve().parent.parent)
@@ -583,29 +660,43 @@ def _spawn_and_wait(
             stderr=subprocess.PIPE,
             env={},
             cwd="/",
-            pass_fds=(cfg_r, status_w, alive_r),
+            pass_fds=(cfg_r, status_w, alive_r, *child_fds),
             start_new_session=True,
         )
     except OSError as exc:
-        for fd in (cfg_r, cfg_w, status_r, status_w, alive_r, alive_w):
+        for fd in (cfg_r, cfg_w, status_r, status_w, alive_r, alive_w, *child_fds, *judge_fds):
             os.close(fd)
         raise SandboxError(f"cannot start the sandbox launcher {cmd[0]}: {exc}") from exc
-    for fd in (cfg_r, status_w, alive_r):
+    for fd in (cfg_r, status_w, alive_r, *child_fds):
         os.close(fd)
     pidfd = os.pidfd_open(proc.pid)
     reaped = False
+    stop_lock = threading.Lock()
+    alive = [alive_w]
+
+    def stop_run() -> None:
+        # Closing the alive pipe makes PID 1 kill and reap the workload, then exit; the
+        # kernel tears the namespace down and the rusage of the whole tree survives.
+        with stop_lock:
+            if alive[0] >= 0:
+                os.close(alive[0])
+                alive[0] = -1
+
+    stopped = False
     try:
         with contextlib.suppress(BrokenPipeError):
             _write_all(cfg_w, json.dumps(config).encode())
         os.close(cfg_w)
         cfg_w = -1
         out, err = _Tail(limits.output_bytes), _Tail(limits.output_bytes)
-        timed_out = _pump(proc, pidfd, stdin, out, err, start + limits.wall_seconds)
-        if timed_out:
-            # Closing the alive pipe makes PID 1 kill and reap the workload, then exit; the
-            # kernel tears the namespace down and the rusage of the whole tree survives.
-            os.close(alive_w)
-            alive_w = -1
+        deadline = start + limits.wall_seconds
+        if channel is None:
+            timed_out = _pump(proc, pidfd, stdin, out, err, deadline)
+        else:
+            timed_out, stopped = _converse(proc, pidfd, stdin, out, err, deadline, channel,
+                                           judge_fds, stop_run, config["isolate"])
+        if timed_out or stopped:
+            stop_run()
             if not select.select([pidfd], [], [], _STOP_SECONDS)[0]:
                 _kill_group(proc.pid)
         _, wait_status, usage = os.wait4(proc.pid, 0)
@@ -621,7 +712,8 @@ def _spawn_and_wait(
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(proc.pid, 0)
             proc.returncode = -signal.SIGKILL
-        for fd in (cfg_w, alive_w, status_r, pidfd):
+        stop_run()
+        for fd in (cfg_w, status_r, pidfd):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -632,10 +724,14 @@ def _spawn_and_wait(
     if "setup_error" in status:
         raise SandboxError(f"sandbox setup failed: {status['setup_error']}")
     cpu = usage.ru_utime + usage.ru_stime
-    peak = usage.ru_maxrss * 1024 if usage.ru_maxrss else None
-    reason, returncode = _classify(
-        timed_out, status, proc.returncode, err.text(), cpu, peak, limits
-    )
+    # The launcher's report (a trusted root process): the workload's own rusage and its VmHWM
+    # at exit, and reaped orphans'. The judge's wait4 would include the launcher, whose
+    # ru_maxrss starts at the judge's own RSS (inherited through fork).
+    own = [int(status.get(k, 0)) for k in ("workload_maxrss", "workload_hwm", "orphan_maxrss")]
+    peak = max(own) if any(own) else None
+    reason, returncode = _classify(timed_out, status, proc.returncode, cpu, peak, limits)
+    if stopped and not timed_out:
+        reason = "stopped"
     return SandboxResult(
         exit_reason=reason,
         returncode=returncode,
@@ -646,6 +742,47 @@ def _spawn_and_wait(
         peak_rss_bytes=peak,
         isolation=isolation,
     )
+
+
+def _converse(
+    proc: subprocess.Popen[bytes],
+    pidfd: int,
+    stdin: bytes | None,
+    out: _Tail,
+    err: _Tail,
+    deadline: float,
+    channel: Callable[[Channel], None],
+    judge_fds: list[int],
+    stop_run: Callable[[], None],
+    isolated: bool,
+) -> tuple[bool, bool]:
+    """Pump output in a thread while `channel` converses here; (timed out, stopped)."""
+    outcome: dict[str, bool] = {}
+
+    def pump() -> None:
+        outcome["timed_out"] = _pump(proc, pidfd, stdin, out, err, deadline)
+        if outcome["timed_out"]:
+            stop_run()  # also wakes a conversation waiting for the workload (EOF)
+
+    thread = threading.Thread(target=pump, name="gnncb-sandbox-pump", daemon=True)
+    thread.start()
+    to_w, from_r = judge_fds
+    # unshare -> launcher -> workload when isolated, launcher -> workload otherwise
+    ch = Channel(to_w, from_r, proc.pid, 2 if isolated else 1, stop_run)
+    try:
+        channel(ch)
+    except ChannelClosed:
+        pass
+    finally:
+        for fd in judge_fds:  # EOF on fd 3 ends a well-behaved workload
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if not ch.stopped:
+            thread.join(timeout=_CLOSE_GRACE_SECONDS)
+            if thread.is_alive():  # the workload ignores the end of its input
+                ch.stop()
+        thread.join()
+    return outcome.get("timed_out", False), ch.stopped
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -740,12 +877,13 @@ def _classify(
     timed_out: bool,
     status: dict[str, Any],
     outer_code: int | None,
-    stderr: str,
     cpu: float,
     peak: int | None,
     limits: Limits,
 ) -> tuple[str, int | None]:
-    """Map how the workload ended to an exit_reason (see SandboxResult)."""
+    """Map how the workload ended to an exit_reason (see SandboxResult), from what the kernel
+    reported (wait status, rusage, the address space at exit), never from the program's output:
+    printing "MemoryError" or sending itself SIGXCPU proves nothing."""
     if timed_out or status.get("timeout"):
         return "timeout", None
     if "signal" in status:
@@ -757,14 +895,17 @@ def _classify(
     if code == 0:
         return "ok", 0
     sig = -code if code is not None and code < 0 else None
-    cpu_hit = limits.cpu_seconds is not None and cpu >= limits.cpu_seconds
-    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_hit):
+    # rusage is tick-sampled and may trail the runtime the CPU limit fired on by a few ticks
+    cpu_hit = limits.cpu_seconds is not None and cpu >= _CPU_HIT * limits.cpu_seconds
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_hit:
         return "cpu", code
-    if any(marker in stderr for marker in _MEMORY_MARKERS):
-        return "memory", code
     mem = limits.memory_bytes
-    if sig == signal.SIGKILL and mem is not None and peak is not None and peak >= 0.9 * mem:
-        return "memory", code
+    if mem is not None:
+        vm_peak = int(status.get("vm_peak", 0))
+        if vm_peak >= _AS_HIT * mem:  # ended while its address space was at the limit
+            return "memory", code
+        if sig == signal.SIGKILL and peak is not None and peak >= 0.9 * mem:  # an OOM kill
+            return "memory", code
     if sig is not None:
         return "killed", code
     return "error", code
@@ -784,6 +925,11 @@ _MS_MOVE = 8192
 _MNT_DETACH = 2
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
+_PTRACE_CONT = 7
+_PTRACE_SEIZE = 0x4206
+_PTRACE_O_TRACEEXIT = 0x40
+_PTRACE_EVENT_EXIT = 6
+_PTRACE_EVENT_STOP = 128
 _PIVOT_ROOT_SYSCALL = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
 
@@ -799,7 +945,8 @@ def _launcher_main(args: Sequence[str]) -> None:
             status.write(json.dumps({"setup_error": f"{type(exc).__name__}: {exc}"}))
             return
         outcome = _supervise(config, alive_fd)
-        _reap_descendants()
+        orphans = _reap_descendants()
+        outcome["orphan_maxrss"] = max(outcome.get("orphan_maxrss", 0), orphans)
         status.write(json.dumps(outcome))
 
 
@@ -851,6 +998,8 @@ def _build_root(root: str, layout: list[dict[str, Any]]) -> None:
         elif kind == "tmpfs":
             os.makedirs(dst, mode=0o755, exist_ok=True)
             _mount("tmpfs", dst, "tmpfs", _MS_NOSUID | _MS_NODEV, op["options"])
+        elif kind == "empty":
+            _mount("empty", dst, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_RDONLY, "size=4096")
         elif kind == "proc":
             os.makedirs(dst, mode=0o555, exist_ok=True)
             _mount("proc", dst, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
@@ -905,6 +1054,14 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     pid = os.fork()
     if pid == 0:
         _exec_workload(config)
+    # Traced for one event only: the stop just before exit, where the kernel still shows the
+    # workload's peak address space and RSS (gone once it is a zombie). Signals pass through.
+    libc = _libc()
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    libc.ptrace(_PTRACE_SEIZE, pid, None, ctypes.c_void_p(_PTRACE_O_TRACEEXIT))
+    figures: dict[str, int] = {}
+    for fd in config.get("channel", ()):  # the workload alone holds its end of the channel
+        os.close(fd)
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):  # the workload tree alone holds the output pipes now
         os.dup2(null, fd)
@@ -912,36 +1069,81 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     while True:
         while True:
             try:
-                child, wait_status = os.waitpid(-1, os.WNOHANG)
+                child, wait_status, usage = os.wait4(-1, os.WNOHANG)
             except ChildProcessError:
                 child = 0
             if child == 0:
                 break
+            if child == pid and os.WIFSTOPPED(wait_status):
+                _on_trace_stop(libc, pid, wait_status, figures)
+                continue
+            _account(figures, child == pid, usage)
             if child == pid:
                 if os.WIFSIGNALED(wait_status):
-                    return {"signal": os.WTERMSIG(wait_status)}
-                return {"exit": os.waitstatus_to_exitcode(wait_status)}
+                    return {"signal": os.WTERMSIG(wait_status), **figures}
+                return {"exit": os.waitstatus_to_exitcode(wait_status), **figures}
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return _stop(pid, {"timeout": True})
+            return _stop(libc, pid, {"timeout": True}, figures)
         ready, _, _ = select.select([wake_r, alive_fd], [], [], remaining)
         if alive_fd in ready:  # EOF: the judge hit its deadline or is gone
-            return _stop(pid, {"stopped": True})
+            return _stop(libc, pid, {"stopped": True}, figures)
         if wake_r in ready:
             with contextlib.suppress(BlockingIOError):
                 os.read(wake_r, 4096)
 
 
-def _stop(pid: int, outcome: dict[str, Any]) -> dict[str, Any]:
+def _on_trace_stop(libc: ctypes.CDLL, pid: int, status: int, figures: dict[str, int]) -> None:
+    """Handle a ptrace stop of the workload: read its memory figures at the exit event,
+    let group stops go, and deliver every other signal unchanged."""
+    event = (status >> 16) & 0xFF
+    deliver = 0
+    if event == _PTRACE_EVENT_EXIT:
+        figures.update(_memory_figures(pid))
+    elif event != _PTRACE_EVENT_STOP:
+        deliver = os.WSTOPSIG(status)
+    libc.ptrace(_PTRACE_CONT, pid, None, ctypes.c_void_p(deliver))
+
+
+def _memory_figures(pid: int) -> dict[str, int]:
+    """VmPeak (peak address space, what RLIMIT_AS bounds) and VmHWM (peak RSS) in bytes."""
+    out: dict[str, int] = {}
+    with contextlib.suppress(OSError, ValueError, IndexError), open(
+            f"/proc/{pid}/status", "rb") as fh:
+        for line in fh:
+            if line.startswith((b"VmPeak:", b"VmHWM:")):
+                key = "vm_peak" if line.startswith(b"VmPeak") else "workload_hwm"
+                out[key] = int(line.split()[1]) * 1024
+    return out
+
+
+def _account(figures: dict[str, int], workload: bool, usage: resource.struct_rusage) -> None:
+    """Peak RSS of the workload (its own rusage: a fresh child of this small launcher, so it
+    does not inherit the judge's RSS) and of reaped orphans."""
+    key = "workload_maxrss" if workload else "orphan_maxrss"
+    figures[key] = max(figures.get(key, 0), usage.ru_maxrss * 1024)
+
+
+def _stop(libc: ctypes.CDLL, pid: int, outcome: dict[str, Any],
+          figures: dict[str, int]) -> dict[str, Any]:
     """Kill and reap the workload so its CPU time is accounted; PID 1's exit does the rest."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
+    while True:
+        try:
+            _, status, usage = os.wait4(pid, 0)
+        except ChildProcessError:
+            break
+        if os.WIFSTOPPED(status):
+            _on_trace_stop(libc, pid, status, figures)
+            continue
+        _account(figures, True, usage)
+        break
+    outcome.update(figures)
     return outcome
 
 
-def _reap_descendants() -> None:
+def _reap_descendants() -> int:
     """Kill every remaining descendant and reap it, so nothing outlives the run and the CPU
     time of background processes reaches the judge's rusage (the kernel's own teardown at
     PID 1's exit does not account it).
@@ -950,15 +1152,17 @@ def _reap_descendants() -> None:
     is a child subreaper: orphans (a setsid()+double-fork included) become its children, and
     killing children until none are left walks down the tree."""
     in_namespace = os.getpid() == 1
+    peak = 0  # largest peak RSS among them (returned)
     while True:  # kill again each round: a process may have forked while the last kill landed
         targets = [-1] if in_namespace else _children()
         for target in targets:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(target, signal.SIGKILL)
         try:
-            os.waitpid(-1, 0)
+            _, _, usage = os.wait4(-1, 0)
         except ChildProcessError:
-            return
+            return peak
+        peak = max(peak, usage.ru_maxrss * 1024)
 
 
 def _children() -> list[int]:
@@ -993,7 +1197,14 @@ def _exec_workload(config: dict[str, Any]) -> None:
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-        os.closerange(3, 1 << 16)
+        keep = 3
+        if "channel" in config:  # judge -> workload at fd 3, workload -> judge at fd 4
+            copies = [os.dup(fd) for fd in config["channel"]]
+            for target, fd in zip((CHANNEL_IN_FD, CHANNEL_OUT_FD), copies, strict=True):
+                os.dup2(fd, target)
+                os.set_inheritable(target, True)  # dup2 onto itself keeps O_CLOEXEC
+            keep = CHANNEL_OUT_FD + 1
+        os.closerange(keep, 1 << 16)
         os.umask(0o022)
         os.execvpe(argv[0], argv, config["env"])  # noqa: S606 - argv is the point of a sandbox
     except BaseException as exc:

@@ -2,25 +2,32 @@
 
 Why batches: a sandboxed interpreter costs 0.1-0.5 s to start and a case a few milliseconds, so
 the judge starts one worker (`worker.py`) per problem inside `evaluator.sandbox` and streams the
-cases through it. The worker writes one JSONL record per finished case into the workspace; when a
-case takes the process down (a C loop killed by RLIMIT_CPU, a segfault, a memory kill, a wall
-timeout), the first case without a record is the culprit, it gets the verdict the crash implies,
-and a fresh process resumes from the next case.
+cases through it, one at a time over the sandbox channel: the next case is sent only when the
+previous record came back, so no later input is ever inside the sandbox.
+
+Nothing the worker says about itself is believed: it is the candidate's own process. The judge
+keeps each case's clock, reads the kernel's CPU clock and peak RSS (`VmHWM`, reset before each
+case) of the worker from outside, and kills the worker when a case overruns its CPU allowance
+or its wall allowance; a fresh process resumes from the next case (also after a crash: the
+case the judge was waiting for is the culprit, and the kernel's report of how the process ended
+gives its verdict). Records are read through a size cap and a nesting cap; anything else than a
+well-formed record for the case in flight is an invalid output.
 
 Checkers never run in the sandbox: they see the JSON-decoded answer here, so a candidate can
 neither read nor influence them, and the expected answers never enter the workspace.
 
 Verdicts: pass, wrong answer, runtime error, timeout, memory, invalid output. A case's time
-limit is calibrated from the reference's time: max(floor, factor x reference), capped. Peak
-memory comes from a second, traced pass over cases that ran to completion (by default the first
-25 per cell: tracemalloc slows code down 3-5x, and timing is never taken from that pass).
+limit is calibrated from the reference's time: max(floor, factor x reference), capped, in CPU
+seconds of the worker process (the kernel's count); the wall allowance is 3x that (+2 s).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -32,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator import sandbox
+from evaluator import sandbox, sandbox_fs
 from evaluator.codetrack.cases import Case, CaseSet
 from evaluator.codetrack.checkers import Verdict, exact
 from evaluator.codetrack.problem import Problem
@@ -51,6 +58,7 @@ _STATUS = {"error": RUNTIME, "timeout": TIMEOUT, "memory": MEMORY, "invalid": IN
 # How a worker process that died mid-case ended -> the verdict of the case it was running.
 _EXIT = {"cpu": TIMEOUT, "timeout": TIMEOUT, "memory": MEMORY}
 FEEDBACK_CHARS = 1000
+RECORD_TEXT_CHARS = 2000  # error text kept from a record
 
 
 @dataclass(frozen=True)
@@ -60,16 +68,14 @@ class JudgeConfig:
     timeout_factor: float = 10.0  # per-case time = max(floor, factor x reference time) ...
     timeout_floor: float = 1.0  # ... in CPU seconds; wall allowance = 3x that (+2 s)
     timeout_cap: float = 20.0
-    memory_bytes: int = 1024**3  # per worker process (RLIMIT_DATA)
+    memory_bytes: int = 1024**3  # per worker process (see docs/sandbox.md: memory)
     max_processes: int = 32  # processes/threads a solution may have at once
     max_output_bytes: int = 8 * 1024 * 1024  # one answer, JSON-encoded
     max_restarts: int = 25  # fresh worker processes after crashes, per problem and pass
     max_timeouts: int = 20  # after this many timeouts the remaining cases are not run
-    load_timeout: float = 30.0  # importing solution.py
+    load_timeout: float = 30.0  # importing solution.py (judge's wall clock)
     batch_wall_cap: float = 1800.0  # sandbox wall limit of one worker process
-    measure_memory: bool = True
-    memory_time_factor: float = 4.0  # tracemalloc slows code down; its pass gets more time
-    memory_per_cell: int | None = 25  # cases per cell traced in the memory pass (None: all)
+    measure_memory: bool = True  # record each case's peak RSS (the kernel's VmHWM)
     feedback_cases: int = 3
     require_sandbox: bool = False
     python: str = sys.executable
@@ -77,6 +83,11 @@ class JudgeConfig:
     def case_seconds(self, case: Case) -> float:
         ref = case.ref_seconds or 0.0
         return round(min(self.timeout_cap, max(self.timeout_floor, self.timeout_factor * ref)), 3)
+
+    @staticmethod
+    def wall_seconds(cpu_seconds: float) -> float:
+        """Wall allowance of a case with `cpu_seconds` of CPU (sleeping or blocked code)."""
+        return max(3.0 * cpu_seconds, cpu_seconds + 2.0)
 
 
 @dataclass
@@ -91,7 +102,7 @@ class CaseVerdict:
     detail: str = ""
     wall: float | None = None
     cpu: float | None = None
-    memory: int | None = None  # peak traced bytes (memory pass)
+    memory: int | None = None  # peak RSS of the worker process during the case (kernel VmHWM)
     ran: bool = True  # False: not run (budget exhausted or the solution did not load)
 
 
@@ -157,7 +168,8 @@ def judge_problem(
                          site_packages)
     finally:
         if own_tmp:
-            shutil.rmtree(root, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                sandbox_fs.remove_tree(root)
 
 
 def _judge_in(
@@ -171,47 +183,20 @@ def _judge_in(
 ) -> ProblemJudgement:
     started = time.monotonic()
     workspace = sandbox.prepare_workspace(root / "workspace", {"solution.py": solution, **extra})
-    # The worker and its inputs live outside the workspace, mounted read-only: the solution
-    # (same uid as the worker) can then neither patch the runner nor rewrite later inputs.
+    # The worker lives outside the workspace, mounted read-only: the solution (same uid as the
+    # worker) cannot patch the runner for the next process. Inputs never enter the sandbox
+    # except the one case in flight.
     runner = root / "runner"
     runner.mkdir()
     shutil.copyfile(WORKER, runner / "worker.py")
-    seconds = [config.case_seconds(c) for c in cases]
-    offsets = _write_cases(runner / "cases.jsonl", problem, cases, seconds)
     for path in (runner, *runner.iterdir()):
         path.chmod(0o755 if path.is_dir() else 0o644)
+    seconds = [config.case_seconds(c) for c in cases]
+    lines = [case_line(k, seconds[k], case) for k, case in enumerate(cases)]
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
     batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve())
-    records = batch.run("cases.jsonl", offsets, seconds, memory=False)
-
-    verdicts: list[CaseVerdict] = []
-    for k, case in enumerate(cases):
-        verdicts.append(_verdict(problem, case, k, records.get(k), batch))
-    if config.measure_memory and not batch.load_error:
-        ran = [k for k, v in enumerate(verdicts) if v.verdict in (PASS, WRONG) or
-               (v.verdict is None and v.published in (PASS, WRONG))]
-        if config.memory_per_cell is not None:  # tracing is slow: the first N per cell
-            taken: dict[str, int] = {}
-            kept = []
-            for k in ran:
-                cell = f"{cases[k].category}/{cases[k].subcategory}"
-                if taken.get(cell, 0) < config.memory_per_cell:
-                    taken[cell] = taken.get(cell, 0) + 1
-                    kept.append(k)
-            ran = kept
-        if ran:
-            mem_seconds = [min(config.timeout_cap * config.memory_time_factor,
-                               seconds[k] * config.memory_time_factor) for k in ran]
-            mem_offsets = _write_cases(runner / "memory.jsonl", problem,
-                                       [cases[k] for k in ran], mem_seconds, indices=ran)
-            (runner / "memory.jsonl").chmod(0o644)
-            memory = _Batch(problem, config, workspace, judgement, site_packages,
-                            runner.resolve()).run(
-                "memory.jsonl", mem_offsets, mem_seconds, memory=True, indices=ran)
-            for k in ran:
-                rec = memory.get(k)
-                if rec is not None and isinstance(rec.get("m"), int):
-                    verdicts[k].memory = rec["m"]
+    records = batch.run(lines, seconds)
+    verdicts = [_verdict(problem, case, k, records.get(k), batch) for k, case in enumerate(cases)]
     judgement.verdicts = verdicts
     judgement.load_error = batch.load_error
     judgement.wall_seconds = round(time.monotonic() - started, 3)
@@ -219,188 +204,277 @@ def _judge_in(
     return judgement
 
 
-def _write_cases(
-    path: Path,
-    problem: Problem,
-    cases: Sequence[Case],
-    seconds: Sequence[float],
-    indices: Sequence[int] | None = None,
-) -> dict[int, int]:
-    """The worker's input (arguments and time allowance only); returns index -> byte offset.
+def case_line(k: int, seconds: float, case: Case) -> bytes:
+    """The worker's input for one case (arguments and CPU allowance only).
 
     Arguments travel as the JSON text stored in the case set (`"k"`: by name; the worker orders
     them with `--arg-names`), so the judge never decodes or re-encodes the graphs.
     """
-    offsets: dict[int, int] = {}
-    position = 0
-    with path.open("wb") as fh:
-        for j, case in enumerate(cases):
-            k = indices[j] if indices is not None else j
-            line = f'{{"i":{k},"t":{seconds[j]!r},"k":{case.args_json()}}}\n'.encode()
-            offsets[k] = position
-            fh.write(line)
-            position += len(line)
-    return offsets
+    return f'{{"i":{k},"t":{seconds!r},"k":{case.args_json()}}}\n'.encode()
+
+
+# How the judge reads what comes back (a hostile worker can send anything).
+_RECORD_SLACK = 64 * 1024  # error text and printed head on top of the answer
+_MAX_DEPTH = 64  # nesting of a record; answers here are lists of lists at most
+_CPU_GRACE = 0.1  # the in-process timer gets this long to end a case cheaply (no restart)
+_POLL = 0.05  # how often the judge checks the CPU clock of a running case
+
+
+def parse_record(line: bytes, max_depth: int = _MAX_DEPTH) -> dict[str, Any]:
+    """A JSON object from the worker, with bounded nesting; ValueError for anything else."""
+    if line.count(b"[") + line.count(b"{") > max_depth and _depth(line) > max_depth:
+        raise ValueError(f"the record is nested deeper than {max_depth} levels")
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"the record is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError("the record is not a JSON object")
+    return value
+
+
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth(line: bytes) -> int:
+    """Deepest bracket nesting outside strings (a cheap pre-check before json.loads)."""
+    depth = deepest = 0
+    for match in _TOKENS.finditer(line):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+@dataclass
+class _Conversation:
+    """One worker process: load the solution, then one case at a time, on the judge's clock.
+
+    Afterwards: `records` (judge-made, by case index), `position` (index into `order` of the
+    first case without a record), and how it ended: `finished`, a `load` failure, or the case
+    at `position` is the culprit with `culprit` = (verdict, detail) when the judge itself ended
+    it, None when the process died on its own (the kernel's exit report decides)."""
+
+    batch: _Batch
+    order: list[int]
+    position: int
+    lines: Sequence[bytes]
+    seconds: Mapping[int, float]
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    finished: bool = False
+    load: dict[str, Any] | None = None
+    loaded: bool = False
+    culprit: tuple[str, str] | None = None
+    figures: tuple[float | None, float | None] = (None, None)  # culprit's (wall, cpu)
+
+    def __call__(self, ch: sandbox.Channel) -> None:
+        cfg = self.batch.config
+        max_line = cfg.max_output_bytes + _RECORD_SLACK
+        try:
+            line = ch.read_line(cfg.load_timeout, max_line)
+        except sandbox.ChannelOverflow:
+            line = b""
+        if line is None:
+            self.load = {"load": "timeout", "e": "loading solution.py exceeded "
+                         f"{cfg.load_timeout:g} s (the judge's clock)"}
+            ch.stop()
+            return
+        try:
+            load = parse_record(line)
+        except ValueError as exc:
+            load = {"load": "error", "e": f"the worker sent no load record: {exc}"}
+        if load.get("load") != "ok":
+            self.load = {"load": load.get("load") if load.get("load") == "timeout" else "error",
+                         "e": str(load.get("e", "solution.py could not be loaded"))[-2000:]}
+            return
+        self.loaded = True
+        while self.position < len(self.order):
+            k = self.order[self.position]
+            if not self._one(ch, k, max_line):
+                return
+            self.position += 1
+            if self.batch.hopeless():
+                return
+        self.finished = True
+
+    def _one(self, ch: sandbox.Channel, k: int, max_line: int) -> bool:
+        """Run case k; False when the process must end (the culprit is then case k)."""
+        limit = self.seconds[k]
+        wall_limit = JudgeConfig.wall_seconds(limit)
+        measure = self.batch.config.measure_memory
+        if measure:
+            ch.reset_peak()
+        if ch.pending():  # wrote ahead of its input: out of step with the protocol
+            self.culprit = (INVALID, "the worker wrote a record before receiving the case")
+            ch.stop()
+            return False
+        cpu0 = ch.cpu_seconds() or 0.0
+        t0 = time.monotonic()
+        ch.send(self.lines[k])
+        line: bytes | None = None
+        while line is None:
+            wall = time.monotonic() - t0
+            cpu = (ch.cpu_seconds() or cpu0) - cpu0
+            if cpu > limit + _CPU_GRACE or wall > wall_limit:
+                self.figures = (round(wall, 6), round(cpu, 6))
+                which = (f"CPU time {cpu:.3f} s over the {limit:g} s allowance" if
+                         cpu > limit + _CPU_GRACE else
+                         f"wall time {wall:.3f} s over the {wall_limit:g} s allowance")
+                self.culprit = (TIMEOUT, f"stopped by the judge: {which}")
+                ch.stop()
+                return False
+            try:
+                line = ch.read_line(min(_POLL, max(0.0, wall_limit - wall) + 0.001), max_line)
+            except sandbox.ChannelOverflow:
+                self.culprit = (INVALID, f"the record exceeds {max_line:,} bytes")
+                ch.stop()
+                return False
+            except sandbox.ChannelClosed:
+                self.figures = (round(time.monotonic() - t0, 6),
+                                round((ch.cpu_seconds() or cpu0) - cpu0, 6))
+                return False  # died on its own: the kernel's exit report decides
+        wall = time.monotonic() - t0
+        cpu = (ch.cpu_seconds() or cpu0) - cpu0
+        peak = ch.peak_rss() if measure else None
+        try:
+            rec = parse_record(line)
+        except ValueError as exc:
+            self.culprit = (INVALID, f"unreadable record: {exc}")
+            ch.stop()
+            return False
+        if rec.get("i") != k or rec.get("s") not in ("ok", *_STATUS):
+            self.culprit = (INVALID, "the record does not belong to the case in flight")
+            ch.stop()
+            return False
+        out: dict[str, Any] = {"s": rec["s"], "w": round(wall, 6), "c": round(cpu, 6),
+                               "m": peak}
+        if rec["s"] == "ok" and "o" in rec:
+            out["o"] = rec["o"]
+        elif rec["s"] == "ok":
+            out = {**out, "s": "invalid", "e": "the record carries no answer"}
+        for key in ("e", "out"):
+            if isinstance(rec.get(key), str):
+                out.setdefault(key, rec[key][-RECORD_TEXT_CHARS:])
+        if cpu > limit or wall > wall_limit:  # finished, but over the limit by the kernel
+            out = {"s": "timeout", "w": out["w"], "c": out["c"], "m": peak,
+                   "e": f"the case used {cpu:.3f} s CPU / {wall:.3f} s wall, over its "
+                        f"{limit:g} s CPU / {wall_limit:g} s wall allowance (the judge's "
+                        "measurement)"}
+        self.records[k] = out
+        if out["s"] == "timeout":
+            self.batch.timeouts += 1
+        return True
 
 
 class _Batch:
-    """Runs the worker until every case has a record, a verdict, or the budget is spent."""
+    """Runs worker processes until every case has a record, a verdict, or the budget is spent."""
 
     def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
                  judgement: ProblemJudgement, site_packages: bool, runner: Path) -> None:
         self.problem = problem
-        self.runner = runner  # read-only inside the sandbox: worker.py and the case files
+        self.runner = runner  # read-only inside the sandbox: worker.py
         # -I: no user site, no PYTHON* variables; -S as well: no site-packages (stdlib only)
         self.flags = ["-I"] if site_packages else ["-I", "-S"]
+        self.stdlib_only = not site_packages
         self.config = config
         self.workspace = workspace
         self.judgement = judgement
         self.load_error = ""
         self.load_verdict = RUNTIME
-        self.blamed: dict[int, tuple[str, str]] = {}  # case -> (verdict, detail) after a crash
+        self.blamed: dict[int, tuple[str, str, float | None, float | None]] = {}
         self.not_run: dict[int, str] = {}  # case -> why it never ran
+        self.timeouts = 0
         isolation = sandbox.detect_isolation()
         # kill(-1) per case is safe only as the run's own uid inside its own PID namespace
         self.reap = isolation.pid_namespace and isolation.unprivileged
         judgement.isolation = isolation.level
 
-    def run(
-        self,
-        cases_file: str,
-        offsets: Mapping[int, int],
-        seconds: Sequence[float],
-        *,
-        memory: bool,
-        indices: Sequence[int] | None = None,
-    ) -> dict[int, dict[str, Any]]:
-        """Records by case index. In the timing pass (not `memory`) cases that end without a
-        record are explained in `self.blamed` / `self.not_run`; the memory pass only measures."""
-        order = list(indices) if indices is not None else list(range(len(seconds)))
-        allowance = dict(zip(order, seconds, strict=True))
+    def hopeless(self) -> bool:
+        return self.config.max_timeouts > 0 and self.timeouts >= self.config.max_timeouts
+
+    def run(self, lines: Sequence[bytes], seconds: Sequence[float]) -> dict[int, dict[str, Any]]:
+        """Records by case index; cases that end without one are explained in `self.blamed`
+        (the culprit of a process that was stopped or died) or `self.not_run`."""
+        order = list(range(len(seconds)))
+        allowance = dict(enumerate(seconds))
         records: dict[int, dict[str, Any]] = {}
-        position = 0  # index into `order` of the next case to run
-        restarts = timeouts = 0
+        position = 0
+        restarts = 0
         cfg = self.config
         stop_reason = ""
         while position < len(order):
-            start = order[position]
-            remaining = sum(allowance[k] for k in order[position:])
-            wall = min(cfg.batch_wall_cap, cfg.load_timeout + 10.0 + 3.0 * remaining)
-            name = f"{'memory' if memory else 'results'}-{self.judgement.processes}.jsonl"
-            argv = [cfg.python, *self.flags, str(self.runner / "worker.py"), "solution.py",
-                    str(self.runner / cases_file), name,
-                    "--method", self.problem.method, "--start", str(start),
+            remaining = sum(JudgeConfig.wall_seconds(allowance[k]) for k in order[position:])
+            wall = min(cfg.batch_wall_cap, cfg.load_timeout + 10.0 + remaining)
+            python = str(sandbox.stdlib_python()) if self.stdlib_only else cfg.python
+            argv = [python, *self.flags, str(self.runner / "worker.py"), "solution.py",
+                    "--method", self.problem.method,
                     "--arg-names", ",".join(self.problem.arg_names),
-                    "--offset", str(offsets[start]), "--load-timeout", str(cfg.load_timeout),
+                    "--load-timeout", str(cfg.load_timeout),
                     "--max-output", str(cfg.max_output_bytes)]
-            if cfg.max_timeouts > 0:
-                argv += ["--max-timeouts", str(max(1, cfg.max_timeouts - timeouts))]
-            if memory:
-                argv.append("--memory")
             if self.reap:
                 argv.append("--reap")
             limits = sandbox.Limits(
                 wall_seconds=wall,
-                cpu_seconds=None,  # per-case CPU limits are the worker's job
+                cpu_seconds=None,  # per case, by the judge (the kernel's CPU clock)
                 memory_bytes=cfg.memory_bytes,
                 max_processes=cfg.max_processes,
                 output_bytes=16 * 1024,
             )
+            conv = _Conversation(self, order, position, lines, allowance)
             result = sandbox.run(argv, workspace=self.workspace, limits=limits,
                                  require_sandbox=cfg.require_sandbox,
-                                 readonly_paths=[self.runner])
+                                 readonly_paths=[self.runner], channel=conv,
+                                 stdlib_only=self.stdlib_only)
             self.judgement.processes += 1
             peaks = [x for x in (self.judgement.peak_rss_bytes, result.peak_rss_bytes) if x]
             self.judgement.peak_rss_bytes = max(peaks) if peaks else None
-            out = _read_records(self.workspace / name)
-            if out.load is not None:
-                if not memory:
-                    self.load_error = str(out.load.get("e", "solution.py could not be loaded"))
-                    self.load_verdict = TIMEOUT if out.load.get("load") == "timeout" else RUNTIME
+            records.update(conv.records)
+            position = conv.position
+            if not conv.loaded:
+                load = conv.load or {"load": "error", "e": _blame(result)[1]}
+                self.load_error = str(load.get("e", "solution.py could not be loaded"))
+                self.load_verdict = TIMEOUT if load.get("load") == "timeout" else RUNTIME
                 return records
-            records.update(out.records)
-            timeouts += sum(1 for r in out.records.values() if r.get("s") == "timeout")
-            while position < len(order) and order[position] in records:
-                position += 1
-            if out.done or position >= len(order):
+            if conv.finished or position >= len(order):
                 break
-            if out.stopped or (cfg.max_timeouts > 0 and timeouts >= cfg.max_timeouts):
-                stop_reason = f"not run: the solution had already timed out {timeouts} times"
+            if self.hopeless():
+                stop_reason = f"not run: the solution had already timed out {self.timeouts} times"
                 break
-            if not out.watchdog:
-                # the process died during order[position]: blame that case, resume after it
-                if not memory:
-                    verdict, detail = _blame(result)
-                    self.blamed[order[position]] = (verdict, detail)
-                    timeouts += verdict == TIMEOUT
-                position += 1
+            verdict, detail = conv.culprit or _blame(result)
+            wall_s, cpu_s = conv.figures
+            self.blamed[order[position]] = (verdict, detail, wall_s, cpu_s)
+            self.timeouts += verdict == TIMEOUT
+            position += 1
             restarts += 1
             self.judgement.restarts += 1
             if restarts > cfg.max_restarts:
                 stop_reason = f"not run: the worker process died {restarts} times"
                 break
-            if cfg.max_timeouts > 0 and timeouts >= cfg.max_timeouts:
-                stop_reason = f"not run: the solution had already timed out {timeouts} times"
+            if self.hopeless():
+                stop_reason = f"not run: the solution had already timed out {self.timeouts} times"
                 break
-        if not memory and stop_reason:
+        if stop_reason:
             for k in order[position:]:
                 if k not in records and k not in self.blamed:
                     self.not_run[k] = stop_reason
         return records
 
 
-@dataclass
-class _Output:
-    records: dict[int, dict[str, Any]] = field(default_factory=dict)
-    done: bool = False  # the worker went through all its cases
-    stopped: bool = False  # the worker stopped itself (timeout budget)
-    watchdog: bool = False  # the last record is the watchdog's, written just before exiting
-    load: dict[str, Any] | None = None  # solution.py failed to load
-
-
-def _read_records(path: Path) -> _Output:
-    """Parse a worker's output file.
-
-    Reading stops at the first line that is not a well-formed record: the candidate shares the
-    workspace and could scribble on the file; everything after is treated as never written.
-    """
-    out = _Output()
-    if not path.is_file():
-        return out
-    with path.open("rb") as fh:
-        for raw in fh:
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                break
-            if not isinstance(rec, dict):
-                break
-            if "load" in rec:
-                out.load = rec
-                break
-            if "done" in rec:
-                out.done = True
-                break
-            if "stopped" in rec:
-                out.stopped = True
-                break
-            index = rec.get("i")
-            if not isinstance(index, int) or rec.get("s") not in ("ok", *_STATUS):
-                break
-            out.records[index] = rec
-            out.watchdog = bool(rec.get("wd"))
-    return out
-
-
 def _blame(result: sandbox.SandboxResult) -> tuple[str, str]:
+    """Verdict of the case a worker process was running when it ended on its own, from the
+    kernel's report of how it ended (signal, rusage, limit hit), never from its output."""
     verdict = _EXIT.get(result.exit_reason, RUNTIME)
     how = {
-        "cpu": "killed for exceeding its CPU time (C code ignores the in-process timer)",
+        "cpu": "killed for exceeding its CPU time",
         "timeout": "killed by the sandbox's wall-clock limit",
         "memory": "killed for exceeding the memory limit",
         "killed": f"killed by signal {-(result.returncode or 0)}",
         "error": f"the worker process exited with status {result.returncode}",
         "ok": "the solution ended the worker process (e.g. os._exit) during this case",
+        "stopped": "stopped by the judge",
     }.get(result.exit_reason, result.exit_reason)
     tail = result.stderr_tail.strip()[-500:]
     return verdict, how + (f"; stderr: {tail}" if tail else "")
@@ -410,8 +484,10 @@ def _verdict(problem: Problem, case: Case, k: int, rec: dict[str, Any] | None,
              batch: _Batch) -> CaseVerdict:
     if rec is None:
         if k in batch.blamed:
-            verdict, detail = batch.blamed[k]
-            return _both(case, k, verdict, detail)
+            verdict, detail, wall, cpu = batch.blamed[k]
+            blamed = _both(case, k, verdict, detail)
+            blamed.wall, blamed.cpu = wall, cpu
+            return blamed
         reason = batch.not_run.get(k, "not run")
         verdict = batch.load_verdict if batch.load_error else TIMEOUT
         if batch.load_error:
@@ -439,6 +515,7 @@ def _verdict(problem: Problem, case: Case, k: int, rec: dict[str, Any] | None,
             detail=(truth or published or (PASS, ""))[1],
         )
     out.wall, out.cpu = wall, cpu
+    out.memory = rec.get("m")
     return out
 
 
@@ -521,6 +598,7 @@ _REFERENCE_TEMPLATE = '''\
 """Reference solution of {pid}, run as a candidate (generated by gnncb; trusted code)."""
 import importlib
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gnncb"))
@@ -535,6 +613,7 @@ class Solution:
 _REGISTRY_TEMPLATE = '''\
 """Reference solution of {pid}, run as a candidate (generated by gnncb; trusted code)."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gnncb"))

@@ -116,9 +116,8 @@ def _set_options(p: argparse.ArgumentParser) -> None:
 
 
 def _judge_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory pass")
-    p.add_argument("--memory-per-cell", type=int, default=25,
-                   help="cases per cell traced in the memory pass (0: all; default 25)")
+    p.add_argument("--no-memory", action="store_true",
+                   help="do not record each case's peak RSS (the kernel's VmHWM)")
     p.add_argument("--timeout-factor", type=float, default=10.0,
                    help="case time limit = max(floor, factor x reference time)")
     p.add_argument("--timeout-floor", type=float, default=1.0, help="seconds (default 1)")
@@ -139,7 +138,6 @@ def _config(args: argparse.Namespace) -> Any:
         timeout_floor=args.timeout_floor,
         memory_bytes=args.memory_mb * 1024 * 1024,
         measure_memory=not args.no_memory,
-        memory_per_cell=args.memory_per_cell or None,
         require_sandbox=args.require_sandbox,
     )
 

@@ -1,0 +1,108 @@
+"""Hostile code-track solutions through `gnncb code judge`: nothing the solution says about
+itself is believed, nothing it sends can crash the judge (issue 9).
+
+Each solution attacks on every case of a small lc207 set; the test reads verdicts.jsonl the way
+a user would and checks the judge's own figures.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator import sandbox
+from evaluator.cli import main
+
+FULL = sandbox.detect_isolation()
+pytestmark = pytest.mark.skipif(
+    not (FULL.sandboxed and FULL.unprivileged),
+    reason=f"needs full sandbox isolation (root + unshare); here: {FULL.level}",
+)
+HEADER = "class Solution:\n    def canFinish(self, numCourses, prerequisites):\n"
+
+
+@pytest.fixture(scope="module")
+def case_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("set") / "set"
+    assert main(["code", "generate", "--per-cell", "1", "--problems", "lc207", "--out",
+                 str(out)]) == 0
+    return out
+
+
+def judge(tmp_path: Path, case_set: Path, code: str, *extra: str) -> list[dict]:
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    (solutions / "lc207.py").write_text(code)
+    run_dir = tmp_path / "run"
+    assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(case_set),
+                 "--timeout-floor", "0.5", "--out", str(run_dir), *extra]) == 0
+    return [json.loads(line) for line in (run_dir / "verdicts.jsonl").read_text().splitlines()]
+
+
+def n_cases(case_set: Path) -> int:
+    with gzip.open(case_set / "cases" / "lc207.jsonl.gz", "rt") as fh:
+        return sum(1 for _ in fh)
+
+
+def test_switching_off_the_workers_timers_does_not_turn_timeouts_into_passes(
+        tmp_path: Path, case_set: Path) -> None:
+    """The worker's in-process timer and signals are the candidate's to break; the judge's
+    clock and the kernel's CPU count are not."""
+    code = (
+        "import signal, resource\n"
+        "signal.setitimer = lambda *a, **k: (0.0, 0.0)\n"
+        "signal.signal(signal.SIGPROF, signal.SIG_IGN)\n"
+        "signal.signal = lambda *a, **k: None\n"
+        "resource.setrlimit = lambda *a, **k: None\n"
+        + HEADER +
+        "        sum(range(10**12))  # C code: holds the GIL, never sees a Python signal\n"
+        "        return True\n")
+    rows = judge(tmp_path, case_set, code, "--no-memory")
+    assert rows and all(r["verdict"] == "timeout" for r in rows)
+    ran = [r for r in rows if r["ran"]]
+    assert ran, "at least the first cases ran"
+    for r in ran:  # the judge's own figures, over the 0.5 s allowance, not a forged 0.0
+        assert r["cpu"] is not None and r["cpu"] >= 0.5
+        assert r["wall"] is not None and r["wall"] >= r["cpu"] * 0.5
+
+
+def test_forged_records_and_figures_are_not_recorded(tmp_path: Path, case_set: Path) -> None:
+    """A solution that writes its own 'fast' record to the channel and stops tracemalloc: the
+    recorded time and memory are the kernel's (50 MB held during the case shows)."""
+    code = (
+        "import os, json, time, tracemalloc\n"
+        "tracemalloc.stop()\n"
+        + HEADER +
+        "        hog = bytearray(50 * 1024 * 1024)\n"
+        "        for i in range(0, len(hog), 4096): hog[i] = 1\n"
+        "        t = time.process_time()\n"
+        "        while time.process_time() - t < 0.2: pass\n"
+        "        return True\n")
+    rows = judge(tmp_path, case_set, code)
+    assert all(r["verdict"] in ("pass", "wrong answer") for r in rows)
+    for r in rows:
+        assert r["memory"] is not None and r["memory"] >= 50 * 1024 * 1024
+        assert r["cpu"] >= 0.15  # the kernel saw the busy loop (>= 0.2 s, minus clock ticks)
+
+
+@pytest.mark.parametrize(("attack", "detail"), [
+    ("x = []\n        for _ in range(5000): x = [x]\n        return x", "nested deeper"),
+    ("os.write(4, b'{\"i\":0,\"s\":\"ok\",\"o\":\"' + b'x' * (40 * 1024 * 1024))",
+     "exceeds"),
+    ("os.write(4, b'not json at all\\n'); return True", "unreadable record"),
+    ("os.write(4, b'{\"i\":99999,\"s\":\"ok\",\"o\":true}\\n'); return True",
+     "does not belong"),
+])
+def test_hostile_records_end_in_invalid_output_not_a_crash(tmp_path: Path, case_set: Path,
+                                                           attack: str, detail: str) -> None:
+    code = "import os, sys\nsys.setrecursionlimit(100000)\n" + HEADER + f"        {attack}\n"
+    code += "        return True\n"
+    rows = judge(tmp_path, case_set, code, "--no-memory")
+    assert len(rows) == n_cases(case_set)
+    first = rows[0]
+    assert first["verdict"] == "invalid output"
+    run = json.loads((tmp_path / "run" / "feedback.json").read_text())["lc207"]
+    assert any(detail in item["detail"] for item in run)
