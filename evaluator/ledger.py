@@ -22,6 +22,9 @@ from evaluator.errors import ConfigError
 SUBMISSION = "submission"
 WITHDRAWAL = "withdrawal"
 RESCORE = "rescore"
+# A re-score that could not reach a row (its envelope was not stored): the row keeps its score
+# but is marked as scored on labels that may since have changed.
+STALE = "stale"
 
 
 def now_iso() -> str:
@@ -92,9 +95,13 @@ def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Submission rows not withdrawn, with the latest re-score applied, in ledger order."""
     withdrawn = {r["digest"] for r in rows if r["type"] == WITHDRAWAL}
     rescored: dict[str, dict[str, Any]] = {}
+    stale: dict[str, dict[str, Any]] = {}
     for r in rows:
         if r["type"] == RESCORE:
             rescored[r["target"]] = r
+            stale.pop(r["target"], None)
+        elif r["type"] == STALE:
+            stale[r["target"]] = r
     out = []
     for r in rows:
         if r["type"] != SUBMISSION or r["digest"] in withdrawn:
@@ -105,6 +112,8 @@ def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for key in ("scored_on", "sealed_scores"):  # a re-score onto the public part
                 if key in audit:
                     r[key] = audit[key]
+        if r["digest"] in stale:
+            r = {**r, "stale_since": stale[r["digest"]]["at"]}
         out.append(r)
     return out
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.errors import ConfigError
-from evaluator.ledger import RESCORE, SUBMISSION, WITHDRAWAL
+from evaluator.ledger import RESCORE, STALE, SUBMISSION, WITHDRAWAL
 
 
 @dataclass
@@ -21,11 +21,14 @@ class RowState:
     row: dict[str, Any]
     withdrawal: dict[str, Any] | None = None
     rescores: list[dict[str, Any]] = field(default_factory=list)
+    stale: dict[str, Any] | None = None  # a re-score could not reach it (no stored envelope)
 
     @property
     def status(self) -> str:
         if self.withdrawal:
             return "withdrawn"
+        if self.stale:
+            return "stale"
         return "rescored" if self.rescores else "active"
 
     @property
@@ -44,6 +47,9 @@ def states(rows: list[dict[str, Any]]) -> list[RowState]:
             by_digest[r["digest"]].withdrawal = by_digest[r["digest"]].withdrawal or r
         elif r["type"] == RESCORE and r.get("target") in by_digest:
             by_digest[r["target"]].rescores.append(r)
+            by_digest[r["target"]].stale = None
+        elif r["type"] == STALE and r.get("target") in by_digest:
+            by_digest[r["target"]].stale = r
     return list(by_digest.values())
 
 

@@ -377,3 +377,32 @@ def test_progress_is_a_tqdm_bar_on_a_terminal():
         for _ in range(3):
             bar.update()
     assert "\r" in stream.getvalue() and "3/3" in stream.getvalue()
+
+
+def test_rows_a_rescore_cannot_reach_are_marked_stale(demo_competition, keypair, tmp_path,
+                                                      capsys):
+    out = tmp_path / "sub" / "predictions.csv.enc"
+    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    root = demo_competition.parent.parent
+    ledger = root / "leaderboard" / "ledger.jsonl"
+    run(["evaluate", "--competition", demo_competition, "--submission", out.parent,
+         "--participant", "alice", "--private-key", keypair["private_path"], "--ledger",
+         ledger], capsys)
+    digest = envelope.digest(out.read_bytes())
+    (ledger.parent / "envelopes" / f"{digest}.jwe").unlink()  # as for rows from before storing
+    code, _, err = run(["ledger", "rescore", demo_competition.name, "--root", root,
+                        "--private-key", keypair["private_path"]], capsys)
+    assert code == 2 and "pass --skip-missing" in err
+    code, stdout, err = run(["ledger", "rescore", demo_competition.name, "--root", root,
+                             "--private-key", keypair["private_path"], "--skip-missing",
+                             "--by", "maint"], capsys)
+    assert code == 0, err
+    assert "no stored envelope (marked as scored on old labels)" in stdout
+    code, stdout, _ = run(["ledger", "list", "--ledger", ledger, "--status", "stale"], capsys)
+    assert digest[:16] in stdout and "1 submission(s)" in stdout
+    code, stdout, _ = run(["ledger", "show", digest[:12], "--ledger", ledger], capsys)
+    assert "status: stale" in stdout and "scored on old labels: not re-scored" in stdout
+    from evaluator.ledger import Ledger, active_submissions
+
+    (row,) = active_submissions(Ledger(ledger).rows())
+    assert row["stale_since"]

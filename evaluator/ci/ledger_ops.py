@@ -23,7 +23,15 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator import envelope
 from evaluator.ci.record import envelopes_dir, ledger_path
 from evaluator.errors import ConfigError, Rejection
-from evaluator.ledger import RESCORE, SUBMISSION, WITHDRAWAL, Ledger, active_submissions, now_iso
+from evaluator.ledger import (
+    RESCORE,
+    STALE,
+    SUBMISSION,
+    WITHDRAWAL,
+    Ledger,
+    active_submissions,
+    now_iso,
+)
 from evaluator.pipeline import load_labels
 from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
 from evaluator.spec import load_spec
@@ -115,8 +123,14 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
                 {PRIVATE: parts[PRIVATE]}, keys[opened.header["kid"]].public_key(), spec.slug,
                 spec.version, r["digest"])
         report.changed.append(audit)
-    if report.changed and not dry_run:
-        report.written = ledger.append_many(report.changed)
+    stale = [{
+        "type": STALE,
+        "digest": hashlib.sha256(f"stale\x00{d}\x00{fingerprint}".encode()).hexdigest(),
+        "target": d, "slug": spec.slug, "version": spec.version, "labels": fingerprint,
+        "reason": f"not re-scored ({reason}): no stored envelope", "by": by, "at": now_iso(),
+    } for d in report.missing]
+    if (report.changed or stale) and not dry_run:
+        report.written = ledger.append_many(report.changed + stale)
     return report
 
 

@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--competition", help="slug")
     q.add_argument("--participant", help="login or platform entrant name")
     q.add_argument("--kind", choices=["human", "llm-api", "llm-agent", "baseline"])
-    q.add_argument("--status", choices=["active", "rescored", "withdrawn"])
+    q.add_argument("--status", choices=["active", "rescored", "stale", "withdrawn"])
     q.add_argument("--since", help="scored on or after, e.g. 2026-12-01")
     q.add_argument("--until", help="scored on or before, e.g. 2026-12-31")
     q.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
@@ -190,7 +190,7 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     for digest, why in report.failed:
         print(f"  could not re-score {digest[:12]}: {why}")
     for digest in report.missing:
-        print(f"  skipped {digest[:12]}: no stored envelope")
+        print(f"  skipped {digest[:12]}: no stored envelope (marked as scored on old labels)")
     if args.dry_run:
         print("dry run: nothing written")
         return 0
@@ -273,6 +273,8 @@ def cmd_ledger_show(args: argparse.Namespace) -> int:
     if state.withdrawal:
         w = state.withdrawal
         print(f"withdrawn on {w['at']} by {w.get('by') or 'unknown'}: {w['reason']}")
+    if state.stale:
+        print(f"scored on old labels: {state.stale['reason']} ({state.stale['at']})")
     for r in state.rescores:
         print(f"re-scored on {r['at']} by {r.get('by') or 'unknown'} ({r['reason']}): "
               f"{_scores_text(r['previous'])} -> {_scores_text(r['scores'])}")
