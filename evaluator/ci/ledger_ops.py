@@ -123,7 +123,11 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
                 {PRIVATE: parts[PRIVATE]}, keys[opened.header["kid"]].public_key(), spec.slug,
                 spec.version, r["digest"])
         report.changed.append(audit)
-    stale = [{
+    # Rows without a stored envelope cannot be re-scored. They are marked as scored on old
+    # labels when the labels evidently changed (some re-scored row moved) or when no row could
+    # be checked at all; a re-score that confirms every reachable score marks nothing.
+    labels_moved = bool(report.changed) or report.checked == 0
+    stale = [] if not labels_moved else [{
         "type": STALE,
         "digest": hashlib.sha256(f"stale\x00{d}\x00{fingerprint}".encode()).hexdigest(),
         "target": d, "slug": spec.slug, "version": spec.version, "labels": fingerprint,
