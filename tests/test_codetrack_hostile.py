@@ -106,3 +106,92 @@ def test_hostile_records_end_in_invalid_output_not_a_crash(tmp_path: Path, case_
     assert first["verdict"] == "invalid output"
     run = json.loads((tmp_path / "run" / "feedback.json").read_text())["lc207"]
     assert any(detail in item["detail"] for item in run)
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 17.1: a solution sees the standard library and nothing else of the environment
+# --------------------------------------------------------------------------------------------
+
+# Every place a library could be on this machine, handed to the solution to put on sys.path.
+_PROBE = '''
+import importlib, json, sys
+sys.path[:0] = {paths!r}
+found = {{}}
+for name in ("networkx", "numpy", "evaluator", "evaluator.codetrack.problems.directed_lc207",
+             "yaml", "heapq"):
+    try:
+        importlib.import_module(name)
+        found[name] = "IMPORTED"
+    except Exception as exc:
+        found[name] = type(exc).__name__
+class Solution:
+    def canFinish(self, numCourses, prerequisites):
+        raise RuntimeError("PROBE " + json.dumps(found, sort_keys=True))
+'''
+
+
+def _library_paths() -> list[str]:
+    import site
+    import sys
+
+    repo = str(Path(__file__).resolve().parent.parent)
+    paths = {repo, *site.getsitepackages(), *[p for p in sys.path if p]}
+    paths |= {"/usr/lib/python3/dist-packages", "/usr/local/lib/python3.11/dist-packages",
+              f"{sys.base_prefix}/lib/python3.11/site-packages"}
+    return sorted(paths)
+
+
+def _probe_result(feedback: dict) -> dict:
+    [detail] = {item["detail"] for item in feedback["lc207"]}
+    return json.loads(detail.rsplit("PROBE ", 1)[1].strip())
+
+
+def test_solution_sees_the_standard_library_only(tmp_path: Path, case_set: Path) -> None:
+    rows = judge(tmp_path, case_set, _PROBE.format(paths=_library_paths()), "--no-memory")
+    assert {r["verdict"] for r in rows} == {"runtime error"}
+    found = _probe_result(json.loads((tmp_path / "run" / "feedback.json").read_text()))
+    assert found["heapq"] == "IMPORTED"  # the standard library is there
+    for name in ("networkx", "numpy", "evaluator",
+                 "evaluator.codetrack.problems.directed_lc207", "yaml"):
+        assert found[name] == "ModuleNotFoundError", (name, found)
+
+
+@pytest.mark.slow
+def test_standard_library_only_under_a_non_editable_install(tmp_path: Path,
+                                                            case_set: Path) -> None:
+    """`pip install .` (as evaluate-code.yml does) puts the project, references included, into
+    site-packages; the sandbox must not mount it."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    repo = Path(__file__).resolve().parent.parent
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site_dir = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / (
+        "site-packages")
+    # dependencies (and the build backend) from this environment; the project itself is not
+    # on that path, so the copy pip installs is the only `evaluator`
+    (site_dir / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
+                    "install", "-q", "--no-deps", "--no-build-isolation", str(repo)],
+                   check=True, cwd=tmp_path, stdout=subprocess.DEVNULL)
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    installed = site_dir / "evaluator"
+    paths = [str(site_dir), *_library_paths()]
+    (solutions / "lc207.py").write_text(_PROBE.format(paths=paths))
+    script = (
+        "import sys, evaluator\n"
+        f"assert evaluator.__file__.startswith({str(installed)!r}), evaluator.__file__\n"
+        "from evaluator.cli import main\n"
+        f"sys.exit(main(['code', 'judge', '--solutions', {str(solutions)!r}, '--cases', "
+        f"{str(case_set)!r}, '--no-memory', '--out', {str(tmp_path / 'run')!r}]))\n")
+    subprocess.run([str(venv / "bin" / "python"), "-c", script], check=True, cwd=tmp_path,
+                   env={"PATH": "/usr/bin:/bin", "GNNCB_CACHE": str(tmp_path / "cache")},
+                   stdout=subprocess.DEVNULL)
+    found = _probe_result(json.loads((tmp_path / "run" / "feedback.json").read_text()))
+    assert found["heapq"] == "IMPORTED"
+    for name in ("networkx", "numpy", "evaluator",
+                 "evaluator.codetrack.problems.directed_lc207", "yaml"):
+        assert found[name] == "ModuleNotFoundError", (name, found)
