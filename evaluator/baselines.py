@@ -16,20 +16,21 @@ and still writes a valid file; the last stdout line is the JSON report of
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator import keys
 from evaluator.errors import ConfigError
 from evaluator.ledger import Ledger
+from evaluator.metadata import Metadata
 from evaluator.paths import default_ledger, default_public_key, repo_root
+from evaluator.sealing import seal_submission
 from evaluator.spec import load_spec
 
 KINDS = ("gnn", "nongraph")
@@ -93,26 +94,23 @@ def run_script(script: Path, data: Path, out: Path, *, smoke: bool,
 def _encrypt(folder: Path, predictions: Path, participant: str, report: dict,
              public_key: Path, dest: Path, smoke: bool) -> None:
     """Exactly `gnncb encrypt` (check first, then seal, then metadata.json)."""
-    from evaluator.cli import build_parser
-
-    argv = ["encrypt", "--competition", str(folder), "--participant", participant,
-            "--public-key", str(public_key), "--entrant", "baseline",
-            "--method", str(report["method"])[:200], "--hardware", str(report["hardware"])[:200],
-            "--training-time-minutes", str(report["training_time_minutes"]),
-            "--tuning-runs", "0", "--seed", str(report.get("seed", 25)),
-            "--gnn-only" if report.get("gnn") else "--no-gnn-only",
-            "--notes", "smoke run (a few epochs)" if smoke else "reference baseline",
-            str(predictions), "-o", str(dest / "predictions.csv.enc")]
-    args = build_parser().parse_args(argv)
-    with contextlib.redirect_stdout(io.StringIO()):  # its "next: open a PR" hint is for humans
-        args.func(args)
+    meta = Metadata(
+        participant=participant, entrant="baseline", method=str(report["method"])[:200],
+        hardware=str(report["hardware"])[:200],
+        training_time_minutes=float(report["training_time_minutes"]), tuning_runs=0,
+        seed=int(report.get("seed", 25)), gnn_only=bool(report.get("gnn")),
+        notes="smoke run (a few epochs)" if smoke else "reference baseline")
+    seal_submission(folder, predictions, meta, public_key, dest / "predictions.csv.enc")
 
 
 def run_baselines(folder: Path, *, which: list[str], smoke: bool,
                   private_key_paths: list[Path] | None, public_key: Path | None,
-                  ledger_path: Path | None, timeout_minutes: float = 30.0
+                  ledger_path: Path | None, timeout_minutes: float = 30.0,
+                  after_recording: Callable[[Path, Ledger], None] | None = None
                   ) -> list[BaselineResult]:
-    """Train, encrypt, evaluate and (unless a smoke run without a ledger) record + render."""
+    """Train, encrypt, evaluate and (unless a smoke run without a ledger) record; then
+    `after_recording(folder, ledger)` re-renders (the CLI passes its renderer: this core module
+    imports neither the CLI nor a track)."""
     from evaluator.pipeline import evaluate_dir
 
     folder = Path(folder)
@@ -152,21 +150,6 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
                 hardware=str(report["hardware"]), scores=outcome.scores,
                 recorded=ledger is not None and not outcome.duplicate))
             bar.update(note=f"{kind}: {report['training_time_minutes']:.2f} min")
-    if ledger is not None:
-        _render(folder, ledger)
+    if ledger is not None and after_recording is not None:
+        after_recording(folder, ledger)
     return results
-
-
-def _render(folder: Path, ledger: Ledger) -> None:
-    """Re-render leaderboards beside the ledger; the README only for the official ledger (a
-    temporary ledger must never rewrite a committed README)."""
-    from evaluator.commands.competition import render_readme
-    from evaluator.commands.core import load_all_specs
-    from evaluator.render import write_leaderboards
-
-    rows = ledger.rows()
-    for path in write_leaderboards(load_all_specs(folder.parent), rows, ledger.path.parent):
-        print(f"wrote {path}")
-    if ledger.path.resolve() == default_ledger().resolve():
-        (folder / "README.md").write_text(render_readme(folder, ledger.path), encoding="utf-8")
-        print(f"wrote {folder / 'README.md'}")

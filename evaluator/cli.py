@@ -29,6 +29,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.code_llm",
     "evaluator.commands.ci_code",
     "evaluator.commands.results",
+    "evaluator.commands.site",
 )
 
 
@@ -60,6 +61,7 @@ VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
              ("evaluator.commands.code", "evaluator.commands.code_llm")),
     "results": ("the papers' comparisons from the ledger or a source",
                 ("evaluator.commands.results",)),
+    "site": ("build the static benchmark site", ("evaluator.commands.site",)),
 }
 
 

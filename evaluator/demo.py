@@ -190,7 +190,7 @@ def run_demo(workdir: Path | None = None) -> int:
                 print(f"        {line.strip()}")
     print("[5/6] render leaderboards from the ledger")
     spec = load_spec(comp)
-    paths = write_leaderboards([spec], ledger.rows(), root / "leaderboard")
+    paths = write_leaderboards([spec], ledger.rows(), root / "leaderboard", ledger=ledger.path)
     print("[6/6] leaderboard")
     table = standings(spec, ledger.rows())
     print(f"\n  {'rank':>4}  {'participant':<12} {'method':<45} {'macro_f1':>9} {'accuracy':>9}")

@@ -15,6 +15,7 @@ import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
+from evaluator.boards import board_of_folder
 from evaluator.errors import GnncbError, Rejection
 from evaluator.spec import load_spec
 from evaluator.validate import _id_key, all_ids, competition_ids, validate_predictions
@@ -34,11 +35,9 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
                      max_public_bytes: int = MAX_PUBLIC_BYTES) -> list[str]:
     """All problems found in one competition folder (empty list = clean)."""
     folder = Path(folder)
-    from evaluator.codetrack.board import code_board_of, lint_code_folder
-
-    board = code_board_of(folder)
-    if board is not None:  # a code-track folder: README + submissions layout, no spec
-        return lint_code_folder(folder, board)
+    board = board_of_folder(folder)  # a track's folder (registered board), e.g. the code track
+    if board is not None:  # README + submissions layout, no spec: the track checks it
+        return board.lint_folder(folder)
     try:
         spec = load_spec(folder)
     except GnncbError as err:

@@ -1,39 +1,75 @@
-"""Jinja rendering of leaderboards (and, for other tracks, any markdown page).
+"""Jinja rendering of markdown leaderboards (and, for other tracks, any markdown page).
 
 Why escaping lives in the environment, not in templates: every `{{ value }}` passes through
-`finalize`, which escapes Markdown and HTML unless the value was explicitly marked safe by our
-own code (numbers, ranks). A template author cannot forget to escape a participant's method name,
-and GitHub can never render a participant's string as a link, image, table break or mention.
+`finalize`, which escapes for Markdown and HTML unless the value was explicitly marked safe by
+our own code (numbers, ranks). A template author cannot forget to escape a participant's method
+name, and GitHub can never render a participant's string as a link, image, table break,
+mention, emoji, math or HTML.
+
+Why only what CommonMark needs, at that position: a backslash before every punctuation mark
+(`GNN\\-CoRA\\:`, `Parkinson&#x27;s`) is safe but unreadable wherever the markdown is read as
+text (the raw file, an editor, a diff). `md_escape` escapes a character only where it could
+start or end a construct there: `*`, `` ` ``, `[`, `]`, `|`, `~`, `$`, `\\` anywhere; `_` at a
+word boundary (CommonMark never makes an intraword `_` emphasis); `<`/`>` as entities; `&` only
+where it would begin an entity; `:` only in `scheme://` or a `:shortcode:`; the `.` of `www.`;
+and a block marker (`#`, `>`, `-`, `+`, `=`, `1.`) only at the very start of the value.
+
+Why boards stop at the top N: a 100,000-row ledger gave 1.2 MB pages GitHub does not display
+usefully. A board shows the first `TOP` entries, and the full standings go to a CSV beside the
+page (and to the site, `gnncb site build`).
 """
 
 from __future__ import annotations
 
-import html
+import csv
+import io
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
-from evaluator.paths import templates_dir
-from evaluator.ranking import Entry, standings
+from evaluator.paths import repo_root, templates_dir
+from evaluator.ranking import Entry, standings_by_competition
 from evaluator.spec import CompetitionSpec
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
 MENTION_BREAK = "@\u200d"
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
+TOP = 20  # entries shown on a markdown board; the CSV beside it holds all of them
+
+_ALWAYS = re.compile(r"([\\`*\[\]|~$])")
+_UNDERSCORE_EDGE = re.compile(r"(?:(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_ENTITY_LIKE = re.compile(r"&(?=#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)")
+_SCHEME_COLON = re.compile(r"(?<=[A-Za-z0-9])(:)(?=//)")
+_SHORTCODE_COLON = re.compile(r":(?=[A-Za-z0-9_+\-]+:)")
+_WWW_DOT = re.compile(r"(?i)(?<![A-Za-z0-9])(www)\.")
+_BLOCK_START = re.compile(r"^(#|>|-|\+|=|[0-9]{1,9}(?=[.)]))")
 
 
 def md_escape(value: object) -> str:
-    """Plain text -> Markdown/HTML-inert text on one line."""
+    """Plain text -> Markdown/HTML-inert text on one line, escaping only what is needed."""
     text = re.sub(r"[\r\n\t\v\f]+", " ", str(value))
     text = "".join(ch for ch in text if ch.isprintable())
-    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _ALWAYS.sub(r"\\\1", text)
+    text = _UNDERSCORE_EDGE.sub(r"\\_", text)
+    text = _ENTITY_LIKE.sub("&amp;", text)
+    text = text.replace("<", "&lt;").replace(">", "&gt;")
+    text = _SCHEME_COLON.sub(r"\\:", text)
+    text = _SHORTCODE_COLON.sub(r"\\:", text)
+    text = _WWW_DOT.sub(r"\1\\.", text)
     # `&#64;` is not enough: CommonMark decodes it back to "@" in the rendered text, where
     # GitHub links mentions. A zero-width joiner after "@" leaves it visible but unlinkable.
-    return html.escape(text, quote=True).replace("@", MENTION_BREAK)
+    text = text.replace("@", MENTION_BREAK)
+    m = _BLOCK_START.match(text)
+    if m:
+        text = text[:m.end()] + "\\" + text[m.end():] if m.group(1)[0].isdigit() \
+            else "\\" + text
+    return text
 
 
 def _finalize(value: Any) -> Any:
@@ -68,8 +104,37 @@ def environment(directory: Path | None = None) -> Environment:
     return env
 
 
+_ENV: Environment | None = None
+
+
 def render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
+    global _ENV
+    if _ENV is None or templates_dir() != Path(_ENV.loader.searchpath[0]):  # type: ignore[union-attr]
+        _ENV = environment()
+    return _ENV.get_template(template).render(**context)
+
+
+def ledger_label(path: Path | str | None) -> str:
+    """How pages name the ledger they came from: repository-relative when inside the checkout
+    (`leaderboard/ledger.jsonl`), else the path as given (a temporary ledger says so). A str is
+    the caller's own repository-relative name and is used as it is."""
+    if path is None:
+        return "rows passed in memory (no ledger file)"
+    if isinstance(path, str):
+        return path
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(repo_root().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def site_url() -> str | None:
+    """Base URL of the published site (`GNNCB_SITE_URL`), for links from markdown boards."""
+    url = os.environ.get("GNNCB_SITE_URL", "").strip()
+    if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:[0-9]+)?(/[A-Za-z0-9._~\-/]*)?", url):
+        return None  # unset, or not a plain URL a markdown link can hold as it is
+    return Markup(url.rstrip("/") + "/")  # noqa: S704 - checked to be a plain URL just now
 
 
 def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
@@ -86,19 +151,64 @@ def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
     }
 
 
+def _standings(spec: Any, rows: list[dict[str, Any]],
+               table: list[Entry] | None) -> list[Entry]:
+    return table if table is not None else standings_by_competition([spec], rows)[spec.slug]
+
+
+def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[str, Any]:
+    """What every markdown board says about itself: its ledger, how many entries it shows, and
+    where the rest are (the CSV beside it; the site when GNNCB_SITE_URL is set)."""
+    base = site_url()
+    # a slug is [a-z0-9-] (spec.SLUG_RE) and base a checked plain URL: nothing to escape
+    site = Markup(f"{base}competitions/{slug}.html") if base else None  # noqa: S704
+    return {"source": source, "top": top, "total": entries, "csv": f"{slug}.csv", "site": site}
+
+
 def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
-                     final_page: str | None = None) -> str:
-    entries = [_entry_view(spec, e) for e in standings(spec, rows)]
+                     final_page: str | None = None, *, source: str | None = None,
+                     top: int = TOP, table: list[Entry] | None = None) -> str:
+    entries = _standings(spec, rows, table)
     score_names = list(spec.metrics) + list(spec.derived)
-    return render("leaderboard_competition.md.j2", spec=spec, entries=entries,
+    return render("leaderboard_competition.md.j2", spec=spec,
+                  entries=[_entry_view(spec, e) for e in entries[:top]],
                   score_names=score_names, final_page=final_page,
-                  arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
+                  arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names},
+                  **board_context(spec.slug, len(entries), source or ledger_label(None), top))
 
 
-def index_page(specs: list[CompetitionSpec], rows: list[dict[str, Any]]) -> str:
+def standings_csv(spec: Any, entries: list[Entry]) -> str:
+    """Full standings as CSV (every entry; scores at full precision). Participant strings are
+    data here; a cell that a spreadsheet would run as a formula is prefixed with `'`."""
+    score_names = list(getattr(spec, "csv_scores", ())) or (
+        list(getattr(spec, "metrics", {})) + list(getattr(spec, "derived", {})))
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["rank", "participant", "entrant", "method", "model", *score_names,
+                "submissions", "date", "digest"])
+    for e in entries:
+        r = e.row
+        w.writerow([e.rank, *(_cell(r.get(k, "")) for k in
+                              ("participant", "entrant", "method", "model")),
+                    *(repr(float(r["scores"][n])) if r["scores"].get(n) is not None else ""
+                      for n in score_names),
+                    e.submissions, (r.get("submitted_at") or r.get("scored_at") or "")[:10],
+                    r.get("digest", "")])
+    return out.getvalue()
+
+
+def _cell(value: object) -> str:
+    text = re.sub(r"[\r\n]+", " ", str(value))
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
+
+
+def index_page(specs: list[Any], rows: list[dict[str, Any]], *,
+               source: str | None = None,
+               tables: dict[str, list[Entry]] | None = None) -> str:
+    tables = tables if tables is not None else standings_by_competition(specs, rows)
     items = []
     for spec in sorted(specs, key=lambda s: s.slug):
-        table = standings(spec, rows)
+        table = tables[spec.slug]
         leader = table[0] if table else None
         items.append({
             "spec": spec,
@@ -108,36 +218,52 @@ def index_page(specs: list[CompetitionSpec], rows: list[dict[str, Any]]) -> str:
             "leader_score": leader.row["scores"][spec.primary_score] if leader else None,
             "entries": len(table),
         })
-    return render("leaderboard_index.md.j2", items=items)
+    return render("leaderboard_index.md.j2", items=items,
+                  source=source or ledger_label(None), rows=len(rows), site=site_url())
 
 
-def write_leaderboards(specs: list[CompetitionSpec], rows: list[dict[str, Any]],
-                       out_dir: Path) -> list[Path]:
-    """Render every competition page and the index; returns the paths written.
+def write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Path, *,
+                       ledger: Path | str | None = None,
+                       changed: Iterable[str] | None = None,
+                       top: int = TOP) -> list[Path]:
+    """Render competition pages (+ a CSV of each) and the index; returns the paths written.
 
-    Code-track boards (evaluator.codetrack.board) may be passed among `specs`; a board the
-    ledger has rows for is added even when not passed, so its rows never make this fail.
+    `ledger` names the file the rows came from (every page says so). `changed` limits the work
+    to those competitions plus the index: a published submission re-renders only its own page.
+    Track boards (`evaluator.boards`) may be passed among `specs`; a registered board the ledger
+    has rows for is added even when not passed, so its rows never make this fail.
     """
-    from evaluator.codetrack.board import board_page, boards_for, is_board
-
     boards = boards_for(specs, rows)
     specs = [s for s in specs if not is_board(s)]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
     slugs = {s.slug for s in specs} | {b.slug for b in boards}
     unknown = sorted({r["slug"] for r in rows if r.get("slug") and r["slug"] not in slugs})
     if unknown:
         raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
                           "pass the competitions folder that holds them")
-    for spec in specs:
-        path = out_dir / f"{spec.slug}.md"
-        path.write_text(competition_page(spec, rows), encoding="utf-8")
+    wanted = None if changed is None else set(changed)
+    if wanted is not None and wanted - slugs:
+        raise ConfigError(f"cannot re-render {sorted(wanted - slugs)}: not among the "
+                          f"competitions {sorted(slugs)}")
+    source = ledger_label(ledger)
+    tables = standings_by_competition([*specs, *boards], rows)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def write(path: Path, text: str) -> None:
+        path.write_text(text, encoding="utf-8")
         written.append(path)
-    for board in boards:
-        path = out_dir / f"{board.slug}.md"
-        path.write_text(board_page(board, rows), encoding="utf-8")
-        written.append(path)
-    index = out_dir / "README.md"
-    index.write_text(index_page([*specs, *boards], rows), encoding="utf-8")
-    written.append(index)
+
+    for spec in [*specs, *boards]:
+        if wanted is not None and spec.slug not in wanted:
+            continue
+        table = tables[spec.slug]
+        if is_board(spec):
+            page = spec.markdown_page(rows, table=table,
+                                      **board_context(spec.slug, len(table), source, top))
+        else:
+            page = competition_page(spec, rows, source=source, top=top, table=table)
+        write(out_dir / f"{spec.slug}.md", page)
+        write(out_dir / f"{spec.slug}.csv", standings_csv(spec, table))
+    write(out_dir / "README.md", index_page([*specs, *boards], rows, source=source,
+                                            tables=tables))
     return written

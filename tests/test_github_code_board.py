@@ -65,7 +65,7 @@ def test_rows_of_the_code_track_never_break_rendering(tmp_path: Path) -> None:
     written = write_leaderboards([parse_spec(GOOD)], rows, tmp_path)
     assert tmp_path / "graph-coding.md" in written
     assert "alice" in (tmp_path / "graph-coding.md").read_text()
-    assert "graph\\-coding.md" in (tmp_path / "README.md").read_text()
+    assert "(graph-coding.md)" in (tmp_path / "README.md").read_text()
 
 
 def test_board_ranks_by_pass_rate_and_ties_share_a_rank() -> None:
@@ -76,7 +76,7 @@ def test_board_ranks_by_pass_rate_and_ties_share_a_rank() -> None:
             code_row("top", {"lc997": full, "lc1557": cases_of("lc1557")})]
     lines = [ln for ln in board_page(BOARD, rows).splitlines() if ln.startswith("| ")][2:]
     ranks = [(ln.split("|")[1].strip(), ln.split("|")[2].strip()) for ln in lines]
-    assert ranks == [("1", "top"), ("2", "tie\\-a"), ("2", "tie\\-b"), ("4", "low")]
+    assert ranks == [("1", "top"), ("2", "tie-a"), ("2", "tie-b"), ("4", "low")]
 
 
 def test_latest_submission_of_a_participant_counts() -> None:
@@ -100,7 +100,7 @@ def test_leaderboard_render_cli_includes_the_board(tmp_path: Path) -> None:
     assert main(argv) == 0
     assert "bob" in (ledger.parent / "graph-coding.md").read_text()
     index = (ledger.parent / "README.md").read_text()
-    assert "graph\\-coding.md" in index and "bob" in index
+    assert "(graph-coding.md)" in index and "bob" in index
 
 
 # -- lint ---------------------------------------------------------------------------------------

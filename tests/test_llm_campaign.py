@@ -72,7 +72,7 @@ def test_recorded_campaign_resumes_and_replays_to_the_same_ledger_rows(
     assert main(["llm", "report", "--runs", str(tmp_path / "runs" / "live"),
                  "--json", str(tmp_path / "report.json")]) == 0
     markdown = capsys.readouterr().out
-    assert "| model\\-b | 1 | 1 | 0 | 0 | 1.0000 |" in markdown  # names are escaped
+    assert "| model-b | 1 | 1 | 0 | 0 | 1.0000 |" in markdown  # names are escaped only where needed
     report = read_json(tmp_path / "report.json")
     assert report["models"]["model-b"]["attempt_failure_modes"] == {"indexing_data_reading": 1}
     # model-b's final answer (majority class) is >= 30 points below model-a: severe, and its

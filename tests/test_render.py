@@ -1,12 +1,23 @@
-"""Rendering escapes every participant-controlled string and is deterministic."""
+"""Markdown boards: every participant string renders as exactly its text, the page stays
+readable (only what CommonMark needs is escaped), top N + CSV, and the ledger is named.
+
+The check is a real CommonMark parser (markdown-it-py, with GFM tables and strikethrough):
+what matters is what a reader of the rendered board sees, not which backslashes we wrote.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
-from evaluator.render import competition_page, index_page, md_escape
+from evaluator.render import competition_page, index_page, md_escape, write_leaderboards
 from evaluator.spec import parse_spec
 from tests.test_spec import GOOD
 
@@ -21,32 +32,130 @@ HOSTILE = [
     "`code` **bold** _it_ ~~s~~",
     "&lt;already&gt; &amp;",
     "javascript:alert(1)",
+    "# heading? - list? > quote?",
+    "1. not a list",
+    "$x^2$ math and :smile: emoji and www.evil.example and https://evil.example",
+    "back\\slash \\| pipe",
 ]
+MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+class Cells(HTMLParser):
+    """Table cells of rendered HTML: their text, and the tags found inside each."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[tuple[str, set[str]]]] = []
+        self._cell: list[str] | None = None
+        self._tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell, self._tags = [], set()
+        elif self._cell is not None:
+            self._tags.add(tag)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(("".join(self._cell), self._tags))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def cells_of(markdown: str) -> list[list[tuple[str, set[str]]]]:
+    parser = Cells()
+    parser.feed(MD.render(markdown))
+    return parser.rows
+
+
+def shown_text(value: str) -> str:
+    """What a reader should see for a participant string: the same text on one line."""
+    text = re.sub(r"[\r\n\t\v\f]+", " ", value)
+    return "".join(ch for ch in text if ch.isprintable()).strip()
+
+
+def rows_with(method: str, participant: str = "alice", n: int = 1) -> list[dict]:
+    return [{"type": "submission", "digest": f"d{i}", "slug": "gta", "version": 1,
+             "participant": f"{participant}{i}" if n > 1 else participant, "entrant": "human",
+             "method": method, "model": "",
+             "scores": {"f1_ideal": 0.9, "f1_perturbed": 0.8 - i / 1000, "robustness_gap": 0.1},
+             "scored_at": "2026-01-02T03:04:05Z"} for i in range(n)]
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_md_escape_neutralises(text):
+def test_hostile_method_renders_as_its_text_in_one_cell(text):
+    page = competition_page(parse_spec(GOOD), rows_with(text))
+    rows = cells_of(page)
+    assert len(rows) == 2  # header + one entry: a newline or pipe cannot add a row
+    header, entry = rows
+    assert len(entry) == len(header)  # columns intact
+    method = entry[header.index(("method", set()))]
+    assert method == (shown_text(text), set())  # the text, and no link/image/em/code tag
+    assert "<script" not in MD.render(page) and "<img" not in MD.render(page)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_github_only_constructs_are_neutralised(text):
     out = md_escape(text)
     assert "\n" not in out and "\r" not in out
-    assert "<" not in out and ">" not in out
-    assert not re.search(r"(?<!\\)[\[\]|`*_()~]", out), out  # every special char escaped
     assert not re.search(r"@[A-Za-z0-9]", out)  # no "@login" GitHub could link
+    assert not re.search(r"(?<!\\)[$~|`*\[\]]", out)  # no math, strikethrough, cell break
+    assert not re.search(r"(?<!\\):(?=//)", out)  # no bare-URL autolink
+    assert not re.search(r"(?i)(?<![A-Za-z0-9])www\.", out)
+    assert not re.search(r"(?<!\\):[A-Za-z0-9_+-]+:", out)  # no :emoji: shortcode
 
 
-def rows_with(method: str, participant: str = "alice") -> list[dict]:
-    return [{"type": "submission", "digest": "d1", "slug": "gta", "version": 1,
-             "participant": participant, "entrant": "human", "method": method, "model": "",
-             "scores": {"f1_ideal": 0.9, "f1_perturbed": 0.8, "robustness_gap": 0.1},
-             "scored_at": "2026-01-02T03:04:05Z"}]
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+       | st.text(alphabet="\\`*_{}[]()#+-.!|~$:<>&;@ abc1\n", max_size=30))
+def test_any_text_renders_as_exactly_itself(text):
+    cells = cells_of(f"| x |\n| --- |\n| {md_escape(text)} |\n")
+    assert cells[1] == [(shown_text(text), set())]
 
 
-@pytest.mark.parametrize("text", HOSTILE)
-def test_page_has_no_raw_participant_markup(text):
-    page = competition_page(parse_spec(GOOD), rows_with(text))
-    table_lines = [line for line in page.splitlines() if line.startswith("| 1 |")]
-    assert len(table_lines) == 1  # a newline in the method cannot add rows
-    assert table_lines[0].count("|") - table_lines[0].count("\\|") == 10  # columns intact
-    assert "<script>" not in page and "<img" not in page and "](" not in page
+@pytest.mark.parametrize("text", ["GNN-CoRA: noisy Cora node classification",
+                                  "PARK-GNN: Parkinson's detection", "macro_f1",
+                                  "2-layer GCN (hidden 64, dropout 0.5), early stopping",
+                                  "logistic regression (C=0.1, chosen on val)", "AT&T's graph"])
+def test_ordinary_text_is_left_readable(text):
+    assert md_escape(text) == text
+
+
+def test_board_shows_top_n_and_links_the_full_csv(tmp_path):
+    spec = parse_spec(GOOD)
+    ledger = tmp_path / "ledger.jsonl"
+    rows = rows_with("GCN", n=30)
+    written = write_leaderboards([spec], rows, tmp_path / "out", ledger=ledger, top=20)
+    page = (tmp_path / "out" / "gta.md").read_text(encoding="utf-8")
+    table = [r for r in cells_of(page) if r]
+    assert len(table) == 1 + 20
+    assert "Showing the top 20 of 30 entries" in page and "[gta.csv](gta.csv)" in page
+    assert page.startswith(f"<!-- Generated by `gnncb leaderboard render` from {ledger}.")
+    with (tmp_path / "out" / "gta.csv").open(encoding="utf-8") as fh:
+        full = list(csv.DictReader(fh))
+    assert len(full) == 30 and full[0]["participant"] == "alice0"
+    assert float(full[-1]["f1_perturbed"]) == rows[-1]["scores"]["f1_perturbed"]  # full precision
+    assert sorted(p.name for p in written) == ["README.md", "gta.csv", "gta.md"]
+
+
+def test_csv_cells_cannot_become_spreadsheet_formulas(tmp_path):
+    write_leaderboards([parse_spec(GOOD)], rows_with("=HYPERLINK(\"x\")"), tmp_path)
+    row = next(csv.DictReader(io.StringIO((tmp_path / "gta.csv").read_text())))
+    assert row["method"] == "'=HYPERLINK(\"x\")"
+
+
+def test_changed_renders_only_that_competition_and_the_index(tmp_path):
+    spec = parse_spec(GOOD)
+    other = parse_spec(GOOD.replace("slug: gta", "slug: gta-two"))
+    written = write_leaderboards([spec, other], rows_with("GCN"), tmp_path, changed=["gta"])
+    assert sorted(p.name for p in written) == ["README.md", "gta.csv", "gta.md"]
+    index = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "gta-two.md" in index  # the index still lists every competition
 
 
 def test_rendering_is_deterministic():
@@ -59,3 +168,9 @@ def test_rendering_is_deterministic():
 
 def test_empty_leaderboard_says_so():
     assert "No accepted submissions yet." in competition_page(parse_spec(GOOD), [])
+
+
+def test_index_names_the_ledger_and_its_size():
+    page = index_page([parse_spec(GOOD)], rows_with("GCN"), source="leaderboard/ledger.jsonl")
+    assert page.splitlines()[0] == ("<!-- Generated by `gnncb leaderboard render` from "
+                                    "leaderboard/ledger.jsonl (1 rows). Do not edit. -->")

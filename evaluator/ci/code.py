@@ -570,7 +570,7 @@ def record_code_row(root: Path, row: dict[str, Any], message: str) -> Change | N
     if any(r["type"] == SUBMISSION and r["digest"] == row["digest"] for r in ledger.rows()):
         return None
     ledger.append(row)
-    pages = rerender(root)
+    pages = rerender(root, changed=[row["slug"]])
     return Change(paths=[str(p.relative_to(root)) for p in [ledger.path, *pages]],
                   message=message)
 

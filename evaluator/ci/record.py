@@ -41,9 +41,12 @@ def store_envelope(root: Path, sealed: bytes) -> Path:
     return store_in(envelopes_dir(root), sealed)
 
 
-def rerender(root: Path) -> list[Path]:
+def rerender(root: Path, changed: list[str] | None = None) -> list[Path]:
+    """Re-render the boards under root/leaderboard: all of them, or only `changed` + the index
+    (a publish changes one competition; the others' pages stay as they are)."""
     ledger = Ledger(ledger_path(root))
-    return write_leaderboards(all_specs(root), ledger.rows(), Path(root) / "leaderboard")
+    return write_leaderboards(all_specs(root), ledger.rows(), Path(root) / "leaderboard",
+                              ledger="leaderboard/ledger.jsonl", changed=changed)
 
 
 def record_submission(root: Path, row: dict[str, Any], sealed: bytes,
@@ -60,6 +63,6 @@ def record_submission(root: Path, row: dict[str, Any], sealed: bytes,
         return None
     store_envelope(root, sealed)
     ledger.append(row)
-    pages = rerender(root)
+    pages = rerender(root, changed=[row["slug"]])
     paths = [ledger.path, env_path, *pages]
     return Change(paths=[str(p.relative_to(root)) for p in paths], message=message)

@@ -19,7 +19,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evaluator.ranking import standings
+from evaluator.boards import register
+from evaluator.ranking import Entry, standings
 from evaluator.spec import Limits, RankKey, Submission
 
 README_SECTIONS = ("## The problems", "## Submit", "## Rules", "## Scoring and ranking")
@@ -46,6 +47,7 @@ class CodeBoard:
         limits=Limits(per_version=30, per_day=3)))
     max_solution_bytes: int = 64 * 1024
     max_metadata_bytes: int = 4 * 1024
+    csv_scores: tuple[str, ...] = ("pass_rate", "passed", "cases", "problems_solved", "problems")
 
     @property
     def primary_score(self) -> str:
@@ -57,13 +59,26 @@ class CodeBoard:
                 return key.order == "desc"
         raise KeyError(f"{self.slug} ranks by {[k.score for k in self.rank_by]}, not {score!r}")
 
+    def lint_folder(self, folder: Path) -> list[str]:
+        """Problems of this board's competitions/<slug> folder (called by evaluator.lint)."""
+        return lint_code_folder(folder, self)
+
+    def markdown_page(self, rows: list[dict[str, Any]], **context: Any) -> str:
+        """This board's markdown leaderboard (called by evaluator.render.write_leaderboards)."""
+        return board_page(self, rows, **context)
+
+    def site_page(self, rows: list[dict[str, Any]], table: list[Entry], *,
+                  shown: int = 100) -> dict[str, Any]:
+        """Plain data of this board's site page (called by evaluator.site.build)."""
+        return site_page(self, table, shown)
+
     @property
     def submissions(self) -> str:
         """Repository path of the submission folders, e.g. competitions/graph-coding/submissions."""
         return f"competitions/{self.slug}/submissions"
 
 
-BOARDS: dict[str, CodeBoard] = {b.slug: b for b in (CodeBoard(),)}
+BOARDS: dict[str, CodeBoard] = {b.slug: register(b) for b in (CodeBoard(),)}
 
 
 def is_board(obj: object) -> bool:
@@ -73,17 +88,6 @@ def is_board(obj: object) -> bool:
 def boards_in(competitions: Path) -> list[CodeBoard]:
     """The boards whose folder exists in a competitions folder (the repository opens them)."""
     return [b for slug, b in BOARDS.items() if (Path(competitions) / slug).is_dir()]
-
-
-def boards_for(specs: Iterable[Any], rows: Iterable[dict[str, Any]]) -> list[CodeBoard]:
-    """Boards passed among `specs`, plus any board the ledger has rows for (so rendering never
-    fails on code-track rows even when the caller only listed prediction competitions)."""
-    found = {s.slug: s for s in specs if is_board(s)}
-    for r in rows:
-        slug = r.get("slug")
-        if slug in BOARDS and slug not in found:
-            found[slug] = BOARDS[slug]
-    return [found[s] for s in sorted(found)]
 
 
 def code_board_of(folder: Path) -> CodeBoard | None:
@@ -103,12 +107,18 @@ def _percent(value: Any) -> Markup:
     return Markup(f"{100 * float(value):.2f} %")  # noqa: S704 - a formatted float
 
 
-def board_page(board: CodeBoard, rows: list[dict[str, Any]]) -> str:
-    """Markdown of the board: every participant's latest submission, by pass rate."""
-    from evaluator.render import render
+def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entry] | None = None,
+               **context: Any) -> str:
+    """Markdown of the board: the top participants' latest submissions, by pass rate.
 
+    `context` is `evaluator.render.board_context` (ledger, top N, CSV); `table` the standings
+    when the caller ranked already."""
+    from evaluator.render import TOP, board_context, ledger_label, render
+
+    table = table if table is not None else standings(board, rows)  # type: ignore[arg-type]
+    context = {**board_context(board.slug, len(table), ledger_label(None), TOP), **context}
     entries = []
-    for e in standings(board, rows):  # type: ignore[arg-type] - duck-typed spec
+    for e in table[:context["top"]]:
         r = e.row
         s = r["scores"]
         entries.append({
@@ -119,7 +129,71 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]]) -> str:
             "problems": int(s.get("problems", 0)), "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
         })
-    return render("leaderboard_codetrack.md.j2", board=board, entries=entries)
+    return render("leaderboard_codetrack.md.j2", board=board, entries=entries, **context)
+
+
+def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any]:
+    """Standings plus pass rates per direction, concept and difficulty (from the ledger's
+    per-problem counts of every counted entry) and per prompt variant (vanilla vs SSD)."""
+    from evaluator.codetrack.problem import all_problems
+    from evaluator.site.views import entry_id, kind_of
+
+    problems = all_problems()
+    entries = []
+    for e in table[:shown]:
+        r, s = e.row, e.row.get("scores", {})
+        entries.append({
+            "rank": e.rank, "id": entry_id(r), "participant": r.get("participant", ""),
+            "kind": kind_of(r), "entrant": r.get("entrant", ""), "method": r.get("method", ""),
+            "model": r.get("model", ""), "team": r.get("team", ""), "row": r,
+            "scores": {k.score: s.get(k.score) for k in board.rank_by},
+            "primary": s.get("pass_rate"), "interval": None, "submissions": e.submissions,
+            "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
+            "cells": [f"{100 * float(s.get('pass_rate', 0)):.2f} %",
+                      f"{int(s.get('passed', 0))} / {int(s.get('cases', 0))}",
+                      f"{int(s.get('problems_solved', 0))} / {int(s.get('problems', 0))}"]})
+    groups: dict[str, dict[str, list[int]]] = {"direction": {}, "concept": {}, "difficulty": {}}
+    variants: dict[str, list[float]] = {}
+    for e in table:
+        r = e.row
+        for pid, got in (r.get("per_problem") or {}).items():
+            p = problems.get(pid)
+            if p is None or not isinstance(got, dict):
+                continue
+            for name, key in (("direction", "directed" if p.directed else "undirected"),
+                              ("concept", p.concept), ("difficulty", p.difficulty)):
+                acc = groups[name].setdefault(key, [0, 0])
+                acc[0] += int(got.get("passed", 0))
+                acc[1] += int(got.get("cases", 0))
+        llm = (r.get("declared") or {}).get("llm") or {}
+        if kind_of(r) == "llm":
+            variant = str(llm.get("prompt_variant") or "vanilla")
+            variants.setdefault(variant, []).append(float(r["scores"].get("pass_rate", 0)))
+    sections = []
+    for name in ("direction", "concept", "difficulty"):
+        rows_ = [[key, f"{passed} / {cases}", f"{100 * passed / cases:.2f} %" if cases else "–"]
+                 for key, (passed, cases) in sorted(groups[name].items())]
+        sections.append({"title": f"Pass rate per {name}", "header": [name, "passed / cases",
+                                                                       "pass rate"],
+                         "rows": rows_, "svg": "", "note": "" if rows_ else
+                         "No judged submission yet.",
+                         "caption": f"Cases passed per {name}, over every counted entry"})
+    sections.append({
+        "title": "Vanilla vs SSD prompting (LLM entries)", "header": ["prompt variant",
+                                                                     "entries", "mean pass rate"],
+        "rows": [[v, str(len(xs)), f"{100 * sum(xs) / len(xs):.2f} %"]
+                 for v, xs in sorted(variants.items())], "svg": "",
+        "note": "" if variants else "No LLM entry on this board yet.",
+        "caption": "Counted LLM entries by the prompt variant their run recorded"})
+    sections.append({
+        "title": "Pass rate per category × sub-category", "header": [], "rows": [], "svg": "",
+        "caption": "", "note": "The ledger keeps passes per problem, not per case, so the "
+        "category × sub-category table (directed | undirected) comes from the judged cases: "
+        "`gnncb code report` writes it for a run folder."})
+    return {"about": f"Code track {board.slug} version {board.version}: each submission is "
+            "judged on its own generated cases; ranked by pass rate, then problems solved.",
+            "columns": ["pass rate", "passed / cases", "problems solved"], "entries": entries,
+            "sections": sections}
 
 
 # -- lint ---------------------------------------------------------------------------------------

@@ -309,6 +309,21 @@ def cmd_readme(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- baseline
+def render_after_baselines(folder: Path, ledger: Ledger) -> None:
+    """Re-render leaderboards beside the ledger; the README only for the official ledger (a
+    temporary ledger must never rewrite a committed README)."""
+    from evaluator.commands.core import load_all_specs
+    from evaluator.render import write_leaderboards
+
+    rows = ledger.rows()
+    for path in write_leaderboards(load_all_specs(folder.parent), rows, ledger.path.parent,
+                                   ledger=ledger.path, changed=[folder.name]):
+        print(f"wrote {path}")
+    if ledger.path.resolve() == default_ledger().resolve():
+        (folder / "README.md").write_text(render_readme(folder, ledger.path), encoding="utf-8")
+        print(f"wrote {folder / 'README.md'}")
+
+
 def cmd_baseline_run(args: argparse.Namespace) -> int:
     from evaluator.baselines import run_baselines
 
@@ -316,7 +331,8 @@ def cmd_baseline_run(args: argparse.Namespace) -> int:
     which = [w.strip() for w in args.which.split(",") if w.strip()]
     results = run_baselines(folder, which=which, smoke=args.smoke,
                             private_key_paths=args.private_key, public_key=args.public_key,
-                            ledger_path=args.ledger, timeout_minutes=args.timeout_minutes)
+                            ledger_path=args.ledger, timeout_minutes=args.timeout_minutes,
+                            after_recording=render_after_baselines)
     for r in results:
         shown = ", ".join(f"{k}={v:.4f}" for k, v in r.scores.items())
         print(f"{r.participant}: {shown}; {r.method}; {r.training_time_minutes:.2f} min")

@@ -295,7 +295,7 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
     ledger_path = args.ledger or default_ledger()
     out = args.out or ledger_path.parent
     specs = load_all_specs(args.competitions or competitions_dir())
-    written = write_leaderboards(specs, Ledger(ledger_path).rows(), out)
+    written = write_leaderboards(specs, Ledger(ledger_path).rows(), out, ledger=ledger_path)
     for path in written:
         print(f"wrote {path}")
     where = "beside the ledger" if args.out is None else "as --out asked"
@@ -304,6 +304,7 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
 
 
 def cmd_competition_lint(args: argparse.Namespace) -> int:
+    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
     from evaluator.lint import lint_competition
 
     private = keys.private_keys_from(args.private_key) if args.private_key else None

@@ -1,0 +1,198 @@
+"""Plots for the site: inline SVG drawn at build time with matplotlib.
+
+Why these settings: the same ledger must give the same bytes (Agg backend, `svg.hashsalt`
+fixed, no `Date` metadata), glyphs are drawn as paths (`svg.fonttype: path`) so no font is
+fetched or needed by the reader, and math text is off (`text.parse_math: False`) so a `$` in a
+participant's name is drawn as a `$`, never parsed. Each SVG carries a <title> and <desc>; the
+page puts the same text in a caption and the numbers in a table beside it.
+
+matplotlib is imported only here, and only when a plot is drawn (extra `site`): the scoring
+path never imports it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from markupsafe import Markup
+
+COLORS = {"human": "#1f77b4", "llm": "#d62728", "baseline": "#7f7f7f"}
+LABELS = {"human": "human", "llm": "LLM", "baseline": "baseline"}
+MARKERS = {"human": "o", "llm": "D", "baseline": "s"}
+_PLT: Any = None
+
+
+def _pyplot() -> Any:
+    global _PLT
+    if _PLT is None:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+        import matplotlib.pyplot as plt
+
+        matplotlib.rcParams.update({
+            "svg.hashsalt": "gnncb-site", "svg.fonttype": "path", "text.parse_math": False,
+            "font.family": "DejaVu Sans", "font.size": 9, "axes.titlesize": 10,
+            "figure.dpi": 72, "savefig.dpi": 72, "path.simplify": True,
+        })
+        _PLT = plt
+    return _PLT
+
+
+def _svg(fig: Any, title: str, desc: str) -> Markup:
+    """The figure as an inline <svg> with an accessible title and description."""
+    plt = _pyplot()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE (inline in HTML)
+    head_end = text.index(">") + 1
+    head = text[:head_end]
+    head = re.sub(r'\s(width|height)="[^"]*"', "", head, count=2)
+    head = head.replace("<svg", '<svg role="img" class="plot"', 1)
+    inner = (f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>"
+             + text[head_end:])
+    return Markup(head + inner)  # noqa: S704 - matplotlib's SVG; our strings are escaped
+
+
+def _short(text: str, n: int = 28) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def standings_plot(entries: Sequence[dict[str, Any]], metric: str, higher: bool,
+                   human_ref: Any = None, limit: int = 30) -> Markup:
+    """Dot per entry (its counted score) with its 95 % interval as a whisker, colored by kind;
+    the paper's human top and mean as vertical lines."""
+    plt = _pyplot()
+    shown = list(entries[:limit])
+    fig, ax = plt.subplots(figsize=(6.4, 1.1 + 0.24 * max(len(shown), 1)))
+    ys = list(range(len(shown)))[::-1]
+    for y, e in zip(ys, shown, strict=True):
+        kind = e["kind"]
+        x = float(e["primary"])
+        if e.get("interval"):
+            lo, hi = e["interval"]
+            ax.plot([lo, hi], [y, y], color=COLORS[kind], linewidth=1.4)
+            ax.plot([lo, lo], [y - 0.2, y + 0.2], color=COLORS[kind], linewidth=1)
+            ax.plot([hi, hi], [y - 0.2, y + 0.2], color=COLORS[kind], linewidth=1)
+        ax.plot([x], [y], marker=MARKERS[kind], color=COLORS[kind], markersize=5,
+                linestyle="none")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{e['rank']}. {_short(e['participant'])}" for e in shown])
+    for value, style, label in _refs(human_ref):
+        ax.axvline(value, color="#2ca02c", linestyle=style, linewidth=1, label=label)
+    for kind in ("human", "llm", "baseline"):
+        ax.plot([], [], marker=MARKERS[kind], color=COLORS[kind], linestyle="none",
+                label=LABELS[kind])
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    ax.set_xlabel(f"{metric} ({'higher' if higher else 'lower'} is better; score units)")
+    ax.set_ylim(-0.8, max(len(shown), 1) - 0.2)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    ax.set_title(f"Standings: {metric} with 95 % intervals")
+    have = sum(1 for e in shown if e.get("interval"))
+    desc = (f"Top {len(shown)} entries by {metric}; {have} of them carry a 95 % interval "
+            "(whiskers). " + "; ".join(f"{e['rank']}. {e['participant']} ({LABELS[e['kind']]})"
+                                       f" {float(e['primary']):.4f}" for e in shown[:10]))
+    return _svg(fig, f"Standings by {metric}", desc)
+
+
+def _refs(human_ref: Any) -> list[tuple[float, str, str]]:
+    out = []
+    if human_ref is not None and getattr(human_ref, "top", None) is not None:
+        out.append((float(human_ref.top), "-", "paper: best human"))
+    if human_ref is not None and getattr(human_ref, "mean", None) is not None:
+        out.append((float(human_ref.mean), "--", "paper: human mean"))
+    return out
+
+
+def spread_plot(spread: dict[str, list[float]], metric: str, higher: bool,
+                human_ref: Any = None) -> Markup:
+    """Histogram of every accepted submission's score (not only the counted ones), stacked by
+    kind, so readers see where the field lies and how far the leaders are from it."""
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(6.4, 2.4))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    values = [v for vs in spread.values() for v in vs]
+    kinds = [k for k in ("human", "llm", "baseline") if spread.get(k)]
+    if values:
+        lo, hi = min(values), max(values)
+        if hi - lo < 1e-12:
+            lo, hi = lo - 0.5, hi + 0.5
+        bins = min(40, max(5, int(math.sqrt(len(values)))))
+        ax.hist([spread[k] for k in kinds], bins=bins, range=(lo, hi), stacked=True,
+                color=[COLORS[k] for k in kinds], label=[LABELS[k] for k in kinds])
+    for value, style, label in _refs(human_ref):
+        ax.axvline(value, color="#2ca02c", linestyle=style, linewidth=1, label=label)
+    ax.set_xlabel(f"{metric} ({'higher' if higher else 'lower'} is better; score units)")
+    ax.set_ylabel("submissions (count)")
+    ax.set_title(f"Spread of all {len(values)} accepted submissions")
+    if kinds or _refs(human_ref):
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    counts = ", ".join(f"{len(spread[k])} {LABELS[k]}" for k in kinds) or "none"
+    desc = (f"Histogram of {metric} over every accepted submission ({counts})"
+            + (f"; range {min(values):.4f} to {max(values):.4f}" if values else "") + ".")
+    return _svg(fig, f"Spread of {metric} over all submissions", desc)
+
+
+def heatmap(rows: Sequence[str], cols: Sequence[str], values: dict[tuple[str, str], float],
+            title: str, xlabel: str, ylabel: str, unit: str) -> Markup:
+    """A diverging heatmap (0 = white) with each cell's value written in it; empty = no data."""
+    plt = _pyplot()
+    import numpy as np
+
+    grid = np.full((len(rows), len(cols)), np.nan)
+    for (r, c), v in values.items():
+        grid[rows.index(r), cols.index(c)] = v
+    fig, ax = plt.subplots(figsize=(1.6 + 0.8 * max(len(cols), 1), 1.0 + 0.4 * max(len(rows), 1)))
+    finite = grid[np.isfinite(grid)]
+    span = float(np.max(np.abs(finite))) if finite.size else 1.0
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=-span or -1, vmax=span or 1,
+                      aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            if np.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:+.3f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels([_short(c, 16) for c in cols], rotation=40, ha="right")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_short(r, 24) for r in rows])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label=unit, shrink=0.8)
+    desc = f"{title}: " + "; ".join(f"{r} on {c}: {v:+.4f}" for (r, c), v in
+                                    sorted(values.items())[:40])
+    return _svg(fig, title, desc)
+
+
+def paired_bars(labels: Sequence[str], a: Sequence[float | None], b: Sequence[float | None],
+                a_label: str, b_label: str, title: str, ylabel: str) -> Markup:
+    """Two bars per label (a missing value leaves its bar out)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1.5 + 0.7 * max(len(labels), 1), 2.8))
+    xs = list(range(len(labels)))
+    for offset, values, label, color in ((-0.2, a, a_label, COLORS["llm"]),
+                                         (0.2, b, b_label, COLORS["human"])):
+        pts = [(x + offset, v) for x, v in zip(xs, values, strict=True) if v is not None]
+        if pts:
+            ax.bar([p[0] for p in pts], [p[1] for p in pts], width=0.38, color=color,
+                   label=label)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([_short(x, 16) for x in labels], rotation=40, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False)
+    desc = f"{title}: " + "; ".join(
+        f"{x}: {a_label} {'–' if va is None else f'{va:.4f}'}, "
+        f"{b_label} {'–' if vb is None else f'{vb:.4f}'}"
+        for x, va, vb in zip(labels, a, b, strict=True))
+    return _svg(fig, title, desc)
