@@ -17,7 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from evaluator.render import competition_page, index_page, md_escape, write_leaderboards
+from evaluator.render import (
+    MENTION_BREAK,
+    competition_page,
+    index_page,
+    md_escape,
+    write_leaderboards,
+)
 from evaluator.spec import parse_spec
 from tests.test_spec import GOOD
 
@@ -74,9 +80,10 @@ def cells_of(markdown: str) -> list[list[tuple[str, set[str]]]]:
 
 
 def shown_text(value: str) -> str:
-    """What a reader should see for a participant string: the same text on one line."""
+    """What a reader should see for a participant string: the same text on one line (an "@"
+    followed by an invisible joiner, so GitHub cannot make it a mention)."""
     text = re.sub(r"[\r\n\t\v\f]+", " ", value)
-    return "".join(ch for ch in text if ch.isprintable()).strip()
+    return "".join(ch for ch in text if ch.isprintable()).strip().replace("@", MENTION_BREAK)
 
 
 def rows_with(method: str, participant: str = "alice", n: int = 1) -> list[dict]:

@@ -288,7 +288,7 @@ def test_every_format_renders(tmp_path, capsys, specs):
     capsys.readouterr()
     main(["results", "gaps", "--ledger", str(ledger)])
     md = capsys.readouterr().out
-    assert "Outside the protocol" in md and "temperature 0\\.9" in md
+    assert "Outside the protocol" in md and "temperature 0.9" in md
 
 
 def test_participant_strings_are_escaped(tmp_path, capsys):

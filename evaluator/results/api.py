@@ -18,12 +18,16 @@ from evaluator.spec import CompetitionSpec
 
 def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             source: dict[str, Any] | None = None, k_reading: str = "repairs",
-            campaign_dirs: list[Path] | None = None) -> dict[str, Any]:
+            campaign_dirs: list[Path] | None = None,
+            load_runs: entries.RunLoader | None = None) -> dict[str, Any]:
     """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
-    run folders whose failed runs count as pairs with no valid file."""
+    run folders whose failed runs count as pairs with no valid file, read with `load_runs`
+    (the LLM track's reader, passed in by the caller)."""
     if source is not None:
         return entries.from_source(source)
-    failures = entries.failed_runs(campaign_dirs) if campaign_dirs else None
+    if campaign_dirs and load_runs is None:
+        raise ValueError("campaign_dirs need load_runs (evaluator.llm.report.load_runs)")
+    failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
     return entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures)
 
 

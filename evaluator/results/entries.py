@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -144,16 +145,19 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             "excluded": excluded}
 
 
+RunLoader = Callable[[Path], list[tuple[Path, dict[str, Any]]]]
+
+
 def _name(row: dict[str, Any]) -> str:
     if _kind(row) in LLM_KINDS:
         return row.get("model") or row["participant"]
     return row["participant"]
 
 
-def failed_runs(campaign_dirs: list[Path]) -> list[dict[str, Any]]:
-    """LLM runs with no valid predictions (status `failed`) in campaign folders."""
-    from evaluator.llm.report import load_runs  # the LLM track's own reader of run folders
-
+def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[str, Any]]:
+    """LLM runs with no valid predictions (status `failed`) in campaign folders. `load_runs`
+    is the LLM track's own reader of run folders (`evaluator.llm.report.load_runs`), passed in
+    by the caller: a core module never imports a track."""
     out = []
     for folder in campaign_dirs:
         for _, summary in load_runs(Path(folder)):
