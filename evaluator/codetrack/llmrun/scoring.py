@@ -57,6 +57,17 @@ def _protocol(runs: Sequence[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     return {k: first.get(k) for k in keys}
 
 
+def _decoding(runs: Sequence[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The decoding settings of the runs (one value each when they agree, else sorted lists)."""
+    out: dict[str, Any] = {}
+    for key in ("temperature", "max_tokens", "max_tokens_applied", "seed", "seed_sent",
+                "max_tokens_param"):
+        values = sorted({json.dumps((s.get("decoding") or {}).get(key)) for _, s in runs})
+        decoded = [json.loads(v) for v in values]
+        out[key] = decoded[0] if len(decoded) == 1 else decoded
+    return out
+
+
 def _method(protocol: dict[str, Any], visible_per_cell: set[int]) -> str:
     per_cell = ",".join(str(v) for v in sorted(visible_per_cell))
     return (f"gnncb code track LLM: {protocol['prompt_variant']}, plan-then-code, repairs on "
@@ -105,6 +116,13 @@ def score_model(model_dir: Path, *, judge_argv: Sequence[str] = (),
         "visible_passed": {s["problem"]: [s.get("visible_passed"), s["visible"]["cases"]]
                            for _, s in runs},
         "isolation": sorted({s["isolation"]["level"] for _, s in runs}),
+        # Protocol facts for conformance checks and readers: what was asked and applied.
+        "decoding": _decoding(runs),
+        "calls": {s["problem"]: s.get("calls") for _, s in runs},
+        "stop_reason": {s["problem"]: s.get("stop_reason") for _, s in runs},
+        "served_model_verified": sorted({str((s.get("served_model_check") or {})
+                                             .get("verified")) for _, s in runs}),
+        "caveats": sorted({c for _, s in runs for c in s.get("caveats") or []}),
     }
     write_json(folder / ROW_FILE, row)
     written = Ledger(ledger).append(row) if ledger else None
