@@ -353,6 +353,19 @@ def test_recorded_unloadable_answer_is_invalid_and_its_repeat_stops_the_loop(
     assert first["code_source"] == "fence" and first["load_error"]
     assert not (tmp_path / "ledger.jsonl").exists()
     assert "failed: no attempt gave a module that loads" in capsys.readouterr().err
+    # the report counts it as invalid and shows every attempt's failure mode
+    out = tmp_path / "report.json"
+    assert main(["llm", "report", "--runs", str(tmp_path / "runs" / "adhoc"),
+                 "--json", str(out)]) == 0
+    markdown = capsys.readouterr().out
+    report = read_json(out)
+    [run] = report["runs"]
+    assert (run["slug"], run["status"], run["stop_reason"]) == (
+        "code-lc207", "failed", "repeated_answer")
+    assert run["attempt_modes"] == "1:other_code_error 2:other_code_error(r)"
+    [model] = report["models"].values()
+    assert (model["pairs"], model["valid"], model["valid_rate"]) == (1, 0, 0.0)
+    assert "per attempt" in markdown and "other\\_code\\_error\\(r\\)" in markdown
 
 
 def test_recorded_lc1971_answer_is_judged_valid_and_lands_a_row(tmp_path, httpserver, capsys):
