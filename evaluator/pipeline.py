@@ -18,6 +18,7 @@ import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
+from evaluator.clusters import load_clusters
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import (
     SUBMISSION,
@@ -28,7 +29,7 @@ from evaluator.ledger import (
 )
 from evaluator.metadata import MAX_METADATA_BYTES, Metadata, parse_metadata
 from evaluator.phases import Window, revealed, window_for
-from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
+from evaluator.scoring import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
 from evaluator.spec import PART_COLUMN, CompetitionSpec, Limits, load_spec
 from evaluator.validate import all_ids, competition_ids, read_table, validate_predictions
 
@@ -246,6 +247,9 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
     labels = load_labels(competition_dir, spec, keys)
     parts = score_parts(spec, labels, predictions)
     scores = parts.get(PUBLIC, parts.get(ALL, {}))
+    part_intervals = interval_parts(spec, labels, predictions,
+                                    clusters_for=lambda t: load_clusters(competition_dir, spec, t))
+    intervals = part_intervals.get(PUBLIC, part_intervals.get(ALL, {}))
     stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     row = {
         "type": SUBMISSION,
@@ -259,6 +263,7 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         "model": meta.model,
         "team": meta.team,
         "scores": scores,
+        "intervals": intervals,
         "declared": meta.model_dump(exclude_none=True,
                                     exclude={"participant", "entrant", "method", "model",
                                              "team", "final"}),
@@ -271,8 +276,8 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
     if spec.has_parts:  # readable only with the platform key: the publish job cannot open it
         kid = opened.header["kid"]
         row["sealed_scores"] = envelope.seal_scores(
-            {PRIVATE: parts[PRIVATE]}, keys[kid].public_key(), spec.slug, spec.version,
-            opened.digest)
+            {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
+            keys[kid].public_key(), spec.slug, spec.version, opened.digest)
     if window.phase is not None:
         row["phase"] = window.phase
     if window.late:

@@ -8,11 +8,13 @@ matched by id, never by position.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from evaluator import metrics
+from evaluator import bootstrap, metrics
 from evaluator.errors import ConfigError
 from evaluator.spec import PART_COLUMN, CompetitionSpec, Metric
 
@@ -118,3 +120,90 @@ def score(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
         if not math.isfinite(value):
             raise ConfigError(f"score {name!r} is not finite ({value})")
     return scores
+
+
+def _inputs(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame, pred: pd.DataFrame
+            ) -> tuple[np.ndarray, np.ndarray, list[object], object]:
+    """(truth, predictions, classes, positive) as `_metric` reads them."""
+    if metric.fn == "nmae":
+        names = [metric.target] if metric.target else [t.name for t in spec.targets
+                                                       if t.type == "real"]
+        return truth[names].to_numpy(float), pred[names].to_numpy(float), [], None
+    target = spec.target_for(metric)
+    positive = target.positive_class
+    if metric.fn == "f1" and positive is None:
+        positive = (target.classes or [])[-1]
+    if metric.fn == "roc_auc" and positive is None:
+        positive = 1
+    y_true, y_pred = truth[target.name].to_numpy(), pred[target.name].to_numpy()
+    if metric.fn in ("mae", "roc_auc"):
+        y_pred = y_pred.astype(float)
+    return y_true, y_pred, list(target.classes or []), positive
+
+
+def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                    predictions: pd.DataFrame, *,
+                    clusters: dict[str, tuple[str, np.ndarray]] | None = None,
+                    resamples: int = bootstrap.RESAMPLES) -> dict[str, dict[str, Any]]:
+    """A 95% interval for every metric and derived score (see `evaluator.bootstrap`).
+
+    `clusters`: split -> (cluster name, one cluster label per hidden-label row, in label order);
+    splits whose clusters share a name draw the same clusters (e.g. twin graphs)."""
+    clusters = clusters or {}
+    rng = bootstrap.rng_for(spec.slug, spec.version, spec.rules.seed)
+    shared: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    for name in sorted({c[0] for c in clusters.values()}):
+        values = pd.Index(np.unique(np.concatenate(
+            [np.asarray(v, dtype=str) for n, v in clusters.values() if n == name])))
+        shared[name] = (values, rng.multinomial(len(values), np.full(len(values), 1 / len(values)),
+                                                size=resamples))
+    resamplers: dict[str, bootstrap.Resampler] = {}
+    for split, table in labels.items():
+        if split in clusters:
+            name, values = clusters[split]
+            universe, draws = shared[name]
+            codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
+                                                    cluster_draws=draws,
+                                                    n_clusters=len(universe))
+        else:
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples)
+    draws: dict[str, np.ndarray] = {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, metric in spec.metrics.items():
+        truth = labels[metric.split]
+        y_true, y_pred, classes, positive = _inputs(spec, metric, truth,
+                                                    align(predictions, truth))
+        r = resamplers[metric.split]
+        values, method = bootstrap.metric_draws(metric.fn, y_true, y_pred, classes=classes,
+                                                positive=positive, resampler=r)
+        draws[name] = values
+        low, high = bootstrap.percentile_interval(values)
+        out[name] = bootstrap.describe(low, high, method=method, resampler=r, n=len(truth),
+                                       cluster_name=clusters.get(metric.split, (None,))[0])
+    for name, derived in spec.derived.items():
+        parts = [draws[ref] for ref in derived.of]
+        draws[name] = bootstrap.combine_derived(derived.op, parts)
+        low, high = bootstrap.percentile_interval(draws[name])
+        first = out[derived.of[0]]
+        out[name] = {**first, "low": low, "high": high,
+                     "method": "bootstrap-percentile" if all(
+                         out[ref]["method"] == "bootstrap-percentile" for ref in derived.of)
+                     else "normal", "of": list(derived.of)}
+    return out
+
+
+def interval_parts(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                   predictions: pd.DataFrame, *,
+                   clusters_for: Callable[[dict[str, pd.DataFrame]],
+                                          dict[str, tuple[str, np.ndarray]]] | None = None,
+                   resamples: int = bootstrap.RESAMPLES) -> dict[str, dict[str, dict[str, Any]]]:
+    """Intervals per part, mirroring `score_parts` ({"public", "private"} or {"all"}).
+    `clusters_for(labels)` resolves the resampling clusters of (a part of) the labels."""
+    def one(table: dict[str, pd.DataFrame]) -> dict[str, dict[str, Any]]:
+        clusters = clusters_for(table) if clusters_for else None
+        return score_intervals(spec, table, predictions, clusters=clusters, resamples=resamples)
+
+    if not spec.has_parts:
+        return {ALL: one(labels)}
+    return {part: one(part_labels(labels, part)) for part in (PUBLIC, PRIVATE)}

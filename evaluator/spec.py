@@ -67,11 +67,35 @@ class Target(_Strict):
         return self
 
 
+class Clusters(_Strict):
+    """Test rows that are not independent samples (all recordings of one speaker, the two twin
+    graphs of one molecule): bootstrap intervals resample whole clusters. Either `column` (a
+    column of the hidden labels, or of the split's public ids file) or the connected components
+    of `edges` (a public CSV of `src`,`dst` ids) restricted to the rows whose `where` column is 1.
+    Splits whose clusters have the same `name` draw the same clusters."""
+
+    name: Annotated[str, Field(pattern=NAME_RE)] = "clusters"
+    column: str | None = None
+    edges: str | None = None
+    where: str | None = None
+    src: str = "src"
+    dst: str = "dst"
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Clusters:
+        if (self.column is None) == (self.edges is None):
+            raise ValueError("give exactly one of 'column' or 'edges'")
+        if self.where is not None and self.edges is None:
+            raise ValueError("'where' filters 'edges'; it needs 'edges'")
+        return self
+
+
 class Split(_Strict):
     """A hidden evaluation set: public ids (what to predict) + encrypted labels."""
 
     ids: str  # path relative to the competition folder, CSV with the id column
     labels: str  # path to the JWE of the labels CSV (id column + targets)
+    clusters: Clusters | None = None  # resampling units for the score intervals
 
 
 class Metric(_Strict):
