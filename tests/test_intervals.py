@@ -3,6 +3,8 @@ bootstrap, clusters are resampled whole, and every scored row carries its interv
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -218,3 +220,28 @@ def test_every_scored_row_carries_its_intervals(demo_competition, keypair):
         iv = intervals[name]
         assert iv["low"] <= value + 1e-12 and value - 1e-12 <= iv["high"]
         assert iv["level"] == 0.95 and iv["resamples"] >= 1000
+
+
+def test_parts_get_their_own_intervals_and_the_private_ones_stay_sealed(tmp_path, keypair):
+    from evaluator.spec import load_spec
+    from evaluator.validate import all_ids, competition_ids
+    from tests.test_parts import build
+
+    folder = build(tmp_path / "toy-parts", keypair["public"])
+    spec = load_spec(folder)
+    ids = sorted(all_ids(competition_ids(folder, spec)))
+    plain = pd.DataFrame({"id": ids, "label": [i % 3 for i in range(len(ids))]}
+                         ).to_csv(index=False).encode()
+    claims = envelope.prediction_claims(spec.slug, spec.version, "someone")
+    outcome = evaluate_bytes(folder, envelope.seal(plain, keypair["public"], claims),
+                             dump_metadata(Metadata(participant="someone", method="c")).encode(),
+                             participant="someone", keys=keypair["private"])
+    row = outcome.row
+    assert row["scored_on"] == "public"
+    assert row["intervals"]["accuracy"]["n"] == 18  # the public 30% of 60 rows
+    sealed = envelope.open_scores(row["sealed_scores"], keypair["private"], spec.slug,
+                                  spec.version, row["digest"])
+    private = sealed["intervals"]["private"]["accuracy"]
+    assert private["n"] == 42
+    assert private["low"] <= sealed["private"]["accuracy"] <= private["high"]
+    assert "private" not in json.dumps(row["intervals"])
