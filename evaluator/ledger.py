@@ -8,9 +8,11 @@ audit lines, never rewrites of history.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,29 +43,58 @@ def _dumps(row: dict[str, Any]) -> str:
 
 
 class Ledger:
-    """A JSONL file guarded by a lock file beside it (safe for concurrent local writers)."""
+    """A JSONL file guarded by a lock file beside it (safe for concurrent local writers).
+
+    A row is committed once its whole line, newline included, is on disk. A crash in the middle
+    of an append leaves an unterminated last line: it is reported, ignored when reading (that
+    row was never recorded, and no command answered "recorded" for it) and cut off by the next
+    append, so nobody has to edit the file by hand. Any other unreadable line is corruption and
+    stops every command (exit 2).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = FileLock(str(self.path) + ".lock", timeout=120)
+        self._reported_torn: int | None = None
+
+    def _read(self) -> tuple[list[dict[str, Any]], int | None]:
+        """(committed rows, byte offset of a torn last line or None)."""
+        if not self.path.exists():
+            return [], None
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        body, tail = data[:end], data[end:]
+        rows = [self._parse(line, lineno)
+                for lineno, line in enumerate(body.decode("utf-8").split("\n"), 1)
+                if line.strip()]
+        if not tail.strip():
+            return rows, None
+        try:
+            row = self._parse(tail.decode("utf-8"), body.count(b"\n") + 1)
+        except (ConfigError, UnicodeDecodeError):
+            self._report_torn(end, len(tail))
+            return rows, end
+        rows.append(row)  # complete but unterminated (e.g. an editor dropped the newline)
+        return rows, None
+
+    def _parse(self, line: str, lineno: int) -> dict[str, Any]:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ConfigError(f"{self.path}, line {lineno}: corrupt ledger row: {err}") from None
+        if not isinstance(row, dict) or "type" not in row:
+            raise ConfigError(f"{self.path}, line {lineno}: ledger row without 'type'")
+        return row
+
+    def _report_torn(self, offset: int, size: int) -> None:
+        if self._reported_torn != offset:
+            self._reported_torn = offset
+            print(f"gnncb: {self.path}: ignoring an incomplete last line ({size} bytes at byte "
+                  f"{offset}) left by an interrupted write; that row was never recorded, and "
+                  "the next append removes it", file=sys.stderr)
 
     def rows(self) -> list[dict[str, Any]]:
-        if not self.path.exists():
-            return []
-        rows = []
-        with self.path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ConfigError(f"{self.path}, line {lineno}: corrupt ledger row: {err}"
-                                      ) from None
-                if not isinstance(row, dict) or "type" not in row:
-                    raise ConfigError(f"{self.path}, line {lineno}: ledger row without 'type'")
-                rows.append(row)
-        return rows
+        return self._read()[0]
 
     def append(self, row: dict[str, Any]) -> bool:
         """Append one row unless a row with the same (type, digest) exists; True if written."""
@@ -71,24 +102,59 @@ class Ledger:
 
     def append_many(self, rows: Iterable[dict[str, Any]]) -> int:
         rows = list(rows)
+        with self.locked() as current:
+            return self.write_locked(rows, current)
+
+    def append_checked(self, row: dict[str, Any],
+                       check: Callable[[list[dict[str, Any]]], dict[str, Any] | None],
+                       ) -> dict[str, Any] | None:
+        """Append `row` after `check(rows)` passed on the rows read UNDER the lock.
+
+        Why: a decision made on rows read earlier (eligibility, "not seen before") can be stale
+        when fifty processes submit at once. `check` raises to refuse, or returns an existing
+        row to report instead (a duplicate); then nothing is written and that row is returned.
+        None means `row` was written by this call, and by no other.
+        """
+        with self.locked() as current:
+            existing = check(current)
+            if existing is not None:
+                return existing
+            self.write_locked([row], current)
+            return None
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[list[dict[str, Any]]]:
+        """Hold the lock; yield the committed rows as they are now."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            yield self.rows()
+
+    def write_locked(self, rows: list[dict[str, Any]], current: list[dict[str, Any]]) -> int:
+        """Append the rows not yet present; the caller holds the lock (`locked`)."""
         for row in rows:
             if "type" not in row or "digest" not in row:
                 raise ValueError("ledger rows need 'type' and 'digest'")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            seen = {(r["type"], r.get("digest")) for r in self.rows()}
-            new = []
-            for row in rows:
-                key = (row["type"], row["digest"])
-                if key not in seen:
-                    seen.add(key)
-                    new.append(_dumps(row) + "\n")
-            if new:
-                with self.path.open("a", encoding="utf-8") as fh:
-                    fh.write("".join(new))
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            return len(new)
+        seen = {(r["type"], r.get("digest")) for r in current}
+        new = []
+        for row in rows:
+            key = (row["type"], row["digest"])
+            if key not in seen:
+                seen.add(key)
+                new.append(_dumps(row) + "\n")
+        if new:
+            self._write(new)
+        return len(new)
+
+    def _write(self, lines: list[str]) -> None:
+        _, torn = self._read()
+        with self.path.open("ab") as fh:
+            if torn is not None:  # cut the interrupted write off before appending
+                fh.truncate(torn)
+            elif fh.tell() and not self.path.read_bytes().endswith(b"\n"):
+                fh.write(b"\n")
+            fh.write("".join(lines).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

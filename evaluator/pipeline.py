@@ -51,6 +51,15 @@ class Outcome:
     remaining_today: int | None = None
 
 
+@dataclass(frozen=True)
+class Admission:
+    """What the eligibility checks decided for one submission."""
+
+    window: Window | None
+    remaining: tuple[int | None, int | None]
+    final_choice: list[str] | None
+
+
 def max_envelope_bytes(spec: CompetitionSpec) -> int:
     return spec.submission.max_bytes * 4 // 3 + ENVELOPE_OVERHEAD
 
@@ -228,19 +237,28 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                         f"submission is by {participant!r}", code="claim-mismatch")
     opened = envelope.open_envelope(
         sealed, keys, envelope.prediction_claims(spec.slug, spec.version, login))
-    rows = ledger.rows() if ledger else []
-    for row in rows:
-        if row["type"] == SUBMISSION and row["digest"] == opened.digest:
-            if row["participant"].lower() != login:
-                raise Rejection("this envelope was already submitted by another participant",
-                                code="copied")
-            return Outcome(True, spec.slug, login, scores=row["scores"], row=row,
-                           duplicate=True)
-    window = submission_window(spec, rows, now)
-    remaining = (check_eligibility(spec, rows, login, now, entrant=meta.entrant, window=window)
-                 if ledger else (None, None))
-    final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest)
-                    if meta.final is not None and not window.late else None)
+    def admit(rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, Admission]:
+        """Duplicate, window, limits and final choice on `rows`; run before scoring (so an
+        ineligible submission learns nothing) and again under the ledger lock before the
+        append (so concurrent submissions cannot both pass on the same stale rows)."""
+        for row in rows:
+            if row["type"] == SUBMISSION and row["digest"] == opened.digest:
+                if row["participant"].lower() != login:
+                    raise Rejection("this envelope was already submitted by another "
+                                    "participant", code="copied")
+                return row, Admission(None, (None, None), None)
+        window = submission_window(spec, rows, now)
+        remaining = (check_eligibility(spec, rows, login, now, entrant=meta.entrant,
+                                       window=window) if ledger else (None, None))
+        final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest)
+                        if meta.final is not None and not window.late else None)
+        return None, Admission(window, remaining, final_choice)
+
+    earlier, admission = admit(ledger.rows() if ledger else [])
+    if earlier is not None:
+        return Outcome(True, spec.slug, login, scores=earlier["scores"], row=earlier,
+                       duplicate=True)
+    window, final_choice = admission.window, admission.final_choice
     ids = competition_ids(competition_dir, spec)
     predictions = validate_predictions(opened.plaintext, spec, all_ids(ids),
                                        filename=spec.submission.file)
@@ -284,8 +302,21 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         row["late"] = True
     if final_choice is not None:
         row["final_choice"] = final_choice
+    remaining = admission.remaining
     if ledger:
-        ledger.append(row)
+        def recheck(current: list[dict[str, Any]]) -> dict[str, Any] | None:
+            nonlocal remaining
+            existing, again = admit(current)
+            if existing is None and (again.final_choice != final_choice
+                                     or again.window != window):
+                raise Rejection("the ledger changed while this submission was scored (a "
+                                "concurrent submission); submit again", code="retry")
+            remaining = again.remaining
+            return existing
+        existing = ledger.append_checked(row, recheck)
+        if existing is not None:  # the same envelope was recorded meanwhile, by another run
+            return Outcome(True, spec.slug, login, scores=existing["scores"], row=existing,
+                           duplicate=True)
     return Outcome(True, spec.slug, login, scores=scores, row=row,
                    remaining_version=remaining[0], remaining_today=remaining[1])
 

@@ -8,8 +8,9 @@ data), then `evaluate_bytes`, which checks identity and eligibility BEFORE any s
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,11 @@ class ReadOnlyLedger(Ledger):
         super().__init__(path)
         self.captured: list[dict[str, Any]] = []
 
-    def append_many(self, rows: Iterable[dict[str, Any]]) -> int:
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[list[dict[str, Any]]]:
+        yield self.rows()  # nothing is written, so no lock file either
+
+    def write_locked(self, rows: list[dict[str, Any]], current: list[dict[str, Any]]) -> int:
         rows = list(rows)
         self.captured.extend(rows)
         return len(rows)
