@@ -314,7 +314,7 @@ def test_printed_follow_up_commands_survive_a_space_in_the_path(tmp_path, capsys
     argv = shlex.split(lint_line)[1:]  # what a shell passes when the line is pasted
     assert argv[-1] == str(root / "toy-space")
     code, stdout, _ = run(argv, capsys)
-    assert "problem(s)" in stdout  # the scaffold is linted (its placeholders are findings)
+    assert "problem(s)" in stdout  # the fresh scaffold is linted: its unfilled text is a finding
 
 
 # ------------------------------------------------------------------ 12. legends
