@@ -80,11 +80,16 @@ class Limits:
     output_bytes: int = 64 * 1024  # tail of stdout/stderr kept; more is drained and dropped
     file_size_bytes: int | None = 1024**3  # RLIMIT_FSIZE
     tmp_bytes: int = 512 * 1024**2  # size of the private /tmp (and /dev/shm) tmpfs
+    # Workspace quota (isolated runs): the run works on a tmpfs of this size and inode count,
+    # copied in before and out after the run; None: the host directory itself, unbounded.
+    workspace_bytes: int | None = 2 * 1024**3
+    workspace_inodes: int | None = 100_000
 
     def __post_init__(self) -> None:
         if not self.wall_seconds > 0:
             raise SandboxError(f"Limits.wall_seconds must be > 0, got {self.wall_seconds}")
-        for name in ("cpu_seconds", "memory_bytes", "max_processes", "file_size_bytes"):
+        for name in ("cpu_seconds", "memory_bytes", "max_processes", "file_size_bytes",
+                     "workspace_bytes", "workspace_inodes"):
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise SandboxError(f"Limits.{name} must be > 0 or None, got {value}")
@@ -132,7 +137,8 @@ class Isolation:
 class SandboxResult:
     """How a run ended. `returncode` is negative for a signal and None after a timeout."""
 
-    exit_reason: str  # "ok" | "error" | "timeout" | "cpu" | "memory" | "killed" | "stopped"
+    # "ok" | "error" | "timeout" | "cpu" | "memory" | "quota" | "killed" | "stopped"
+    exit_reason: str
     returncode: int | None
     stdout_tail: str
     stderr_tail: str
@@ -140,6 +146,9 @@ class SandboxResult:
     cpu_seconds: float  # user+sys of the whole tree (launcher included, a few ms)
     peak_rss_bytes: int | None  # largest single process of the tree
     isolation: Isolation
+    # how memory was bounded ("rlimit-as+tmpfs"), and the workspace quota's use at the end
+    memory_mechanism: str = "rlimit-as+tmpfs"
+    workspace: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -157,7 +166,7 @@ UID_SLOTS = 1024
 # PID 1 of the sandbox gives up this long after the judge's own deadline (judge gone, or stuck).
 _INIT_GRACE_SECONDS = 5.0
 # After a timeout, how long PID 1 gets to stop the tree before the judge SIGKILLs the group.
-_STOP_SECONDS = 2.0
+_STOP_SECONDS = 30.0  # PID 1 also copies the workspace back (up to its quota) before exiting
 # After the main process ends, how long to keep draining pipes held by escaped processes.
 _DRAIN_SECONDS = 1.0
 _CLOSE_GRACE_SECONDS = 2.0  # after a conversation: time for the workload to exit
@@ -419,6 +428,14 @@ def _execute(
         config["uid"] = uid
         config["root"] = mnt
         config["layout"] = _layout(workspace, readonly_paths, limits, uid, stdlib_only)
+        for op in config["layout"]:
+            if op["op"] == "workspace":  # the copy back is owned by the directory's owner
+                op["owner"] = list(owner_ids)
+        if limits.memory_bytes is not None:
+            config["shm_pages"] = max(1, limits.memory_bytes // resource.getpagesize())
+        if limits.workspace_bytes is not None and limits.workspace_inodes is not None:
+            # the run works on a copy (a quota'd tmpfs); the host directory is never its
+            return _spawn_and_wait(config, limits, stdin, isolation, channel)
         _chown_tree(workspace, uid, uid)
         try:
             return _spawn_and_wait(config, limits, stdin, isolation, channel)
@@ -554,10 +571,16 @@ def _layout(
         for dst in (str(path.absolute()), str(real)):
             binds.setdefault(dst, (str(real), False))
     binds[str(workspace)] = (str(workspace), True)
+    quota = limits.workspace_bytes is not None and limits.workspace_inodes is not None
     covered = [str(Path("/") / n) for n in _SYSTEM_DIRS]
     for dst in sorted(binds, key=lambda p: (p.count("/"), p)):  # parents before children
         src, rw = binds[dst]
         if not rw and any(dst == c or dst.startswith(c + "/") for c in covered):
+            continue
+        if rw and quota:
+            ops.append({"op": "workspace", "src": src, "dst": dst, "uid": uid,
+                        "options": f"mode=0755,size={limits.workspace_bytes},"
+                                   f"nr_inodes={limits.workspace_inodes}"})
             continue
         ops.append({"op": "bind", "src": src, "dst": dst, "rw": rw})
         if not rw:
@@ -741,6 +764,7 @@ def _spawn_and_wait(
         cpu_seconds=cpu,
         peak_rss_bytes=peak,
         isolation=isolation,
+        workspace=status.get("workspace"),
     )
 
 
@@ -886,12 +910,15 @@ def _classify(
     printing "MemoryError" or sending itself SIGXCPU proves nothing."""
     if timed_out or status.get("timeout"):
         return "timeout", None
+    quota_hit = bool((status.get("workspace") or {}).get("full"))
     if "signal" in status:
         code: int | None = -int(status["signal"])
     elif "exit" in status:
         code = int(status["exit"])
     else:
         code = outer_code  # launcher died without reporting (killed from outside)
+    if quota_hit:  # the workspace filled up: writes failed with ENOSPC, whatever came next
+        return "quota", code
     if code == 0:
         return "ok", 0
     sig = -code if code is not None and code < 0 else None
@@ -926,6 +953,8 @@ _MNT_DETACH = 2
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
 _PTRACE_CONT = 7
+_DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_QUOTA_SLACK = 1024 * 1024  # a workspace with less free space than this counts as full
 _PTRACE_SEIZE = 0x4206
 _PTRACE_O_TRACEEXIT = 0x40
 _PTRACE_EVENT_EXIT = 6
@@ -938,15 +967,24 @@ def _launcher_main(args: Sequence[str]) -> None:
     with os.fdopen(cfg_fd, "rb") as stream:
         config = json.loads(stream.read())
     with os.fdopen(status_fd, "w") as status:
+        copy_out = None
         try:
             if config["isolate"]:
-                _build_root(config["root"], config["layout"])
+                copy_out = _build_root(config["root"], config["layout"])
+            if config.get("shm_pages"):  # SysV shm of this IPC namespace, in pages
+                with open("/proc/sys/kernel/shmall", "w") as fh:
+                    fh.write(str(config["shm_pages"]))
         except Exception as exc:  # report and stop: never run a half-built sandbox
             status.write(json.dumps({"setup_error": f"{type(exc).__name__}: {exc}"}))
             return
         outcome = _supervise(config, alive_fd)
         orphans = _reap_descendants()
         outcome["orphan_maxrss"] = max(outcome.get("orphan_maxrss", 0), orphans)
+        if copy_out is not None:  # every process of the run is dead: nothing races the copy
+            try:
+                outcome["workspace"] = _workspace_out(copy_out)
+            except Exception as exc:  # noqa: BLE001 - reported to the judge as a setup error
+                outcome["setup_error"] = f"copying the workspace back failed: {exc}"
         status.write(json.dumps(outcome))
 
 
@@ -980,7 +1018,9 @@ def _statvfs_flags(path: str) -> int:
     return out
 
 
-def _build_root(root: str, layout: list[dict[str, Any]]) -> None:
+def _build_root(root: str, layout: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Build and enter the new root; returns the workspace to copy out afterwards, if any."""
+    copy_out = None
     _mount("sandbox-root", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=4194304")
     for op in layout:
         dst = root + op["dst"]
@@ -998,6 +1038,8 @@ def _build_root(root: str, layout: list[dict[str, Any]]) -> None:
         elif kind == "tmpfs":
             os.makedirs(dst, mode=0o755, exist_ok=True)
             _mount("tmpfs", dst, "tmpfs", _MS_NOSUID | _MS_NODEV, op["options"])
+        elif kind == "workspace":
+            copy_out = _workspace_in(op, dst)
         elif kind == "empty":
             _mount("empty", dst, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_RDONLY, "size=4096")
         elif kind == "proc":
@@ -1007,6 +1049,50 @@ def _build_root(root: str, layout: list[dict[str, Any]]) -> None:
             raise ValueError(f"unknown layout op {kind!r}")
     _pivot(root)
     _mount(None, "/", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None)
+    return copy_out
+
+
+def _workspace_in(op: dict[str, Any], dst: str) -> dict[str, Any]:
+    """Mount the size- and inode-capped tmpfs at the workspace path and copy the host
+    workspace into it (owned by the run's uid). The host directory stays open, for the copy
+    back once every process of the run is dead."""
+    os.makedirs(dst, mode=0o755, exist_ok=True)
+    _mount("workspace", dst, "tmpfs", _MS_NOSUID | _MS_NODEV, op["options"])
+    host = os.open(op["src"], _DIR_OPEN)
+    inner = os.open(dst, _DIR_OPEN)
+    try:
+        os.fchown(inner, op["uid"], op["uid"])
+        try:
+            sandbox_fs.copy_tree_fd(host, inner, op["uid"], op["uid"])
+        except OSError as exc:
+            raise SandboxError(f"the workspace {op['src']} does not fit its quota "
+                               f"({op['options']}): {exc}") from exc
+    finally:
+        os.close(inner)
+    return {"host_fd": host, "path": op["dst"], "owner": op["owner"]}
+
+
+def _workspace_out(copy_out: dict[str, Any]) -> dict[str, Any]:
+    """Copy the run's workspace back over the host directory (as its owner, following
+    nothing, special files dropped) and report the quota's use."""
+    inner = os.open(copy_out["path"], _DIR_OPEN)
+    host = copy_out["host_fd"]
+    try:
+        vfs = os.fstatvfs(inner)
+        free = vfs.f_bavail * vfs.f_frsize
+        report = {
+            "bytes": (vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize,
+            "inodes": vfs.f_files - vfs.f_ffree,
+            "full": free < _QUOTA_SLACK or vfs.f_favail <= 1,
+        }
+        sandbox_fs.clear_dir_fd(host)
+        uid, gid = copy_out["owner"]
+        counts = sandbox_fs.copy_tree_fd(inner, host, uid, gid)
+        report["dropped"] = counts["dropped"]
+        return report
+    finally:
+        os.close(inner)
+        os.close(host)
 
 
 def _bind(src: str, dst: str, *, rw: bool, device: bool) -> None:

@@ -60,7 +60,9 @@ def test_network_is_unreachable(keypair, demo_competition, tmp_path, httpserver)
     assert "blocked 127.0.0.1" in stdout and "blocked 1.1.1.1" in stdout
     assert attempt["exit_reason"] == "error"
     assert summary["status"] == "failed" and summary["failure"]["mode"] == "network"
-    assert len(httpserver.log) == len(llm.requests) == 1  # only the model call reached us
+    # only the model call (and the provider's own /v1/models probe) reached us
+    calls = [req for req, _ in httpserver.log if not req.path.endswith("/models")]
+    assert len(calls) == len(llm.requests) == 1
 
 
 def test_private_key_and_secrets_are_not_readable(keypair, demo_competition, tmp_path,
@@ -148,3 +150,19 @@ def test_infinite_loop_is_stopped(keypair, demo_competition, tmp_path, httpserve
     """, **limits)
     assert attempt["exit_reason"] == reason and attempt["outcome"] == outcome
     assert summary["status"] == "failed" and summary["failure"]["mode"] == "timeout"
+
+
+def test_inode_flood_ends_with_quota_and_leaves_the_host_bounded(keypair, demo_competition,
+                                                                 tmp_path, httpserver):
+    """300,000 files were once accepted; the workspace quota (100,000 inodes) stops them."""
+    _, summary, run, attempt = _run(keypair, demo_competition, tmp_path, httpserver, """
+        import os
+        os.makedirs("flood", exist_ok=True)
+        for i in range(300_000):
+            open(f"flood/{i}", "w").close()
+    """, wall_seconds=120)
+    assert attempt["exit_reason"] == "quota"
+    assert attempt["outcome"].startswith("filled its workspace quota")
+    assert summary["status"] == "failed"
+    kept = run / "attempt-1" / "workspace" / "flood"
+    assert len(os.listdir(kept)) < 100_000

@@ -503,3 +503,37 @@ def test_prepare_workspace_refuses_links_out_and_bad_names(tmp_path):
     (full / "f").write_text("")
     with pytest.raises(SandboxError, match="not empty"):
         prepare_workspace(full, {})
+
+
+@needs_sandbox
+@pytest.mark.parametrize(("code", "what"), [
+    ("with open('big', 'wb') as fh:\n    for _ in range(64): fh.write(b'x' * 1024**2)", "bytes"),
+    ("for i in range(5000):\n    open(f'f{i}', 'w').close()", "inodes"),
+])
+def test_workspace_quota_ends_the_run_with_its_own_reason(ws, code, what):
+    """Total bytes and inodes of a workspace are bounded (a tmpfs of that size inside the
+    sandbox, copied back afterwards); filling it is exit reason 'quota'."""
+    limits = Limits(workspace_bytes=16 * 1024**2, workspace_inodes=300)
+    result = run_py(ws, code, limits=limits)
+    assert result.exit_reason == "quota"
+    assert result.workspace is not None and result.workspace["full"]
+    used = sum(p.stat().st_size for p in ws.rglob("*") if p.is_file())
+    assert used <= 16 * 1024**2 and len(list(ws.rglob("*"))) <= 300
+    assert (ws / "solution.py").is_file()  # the copy back keeps what the run left
+
+
+@needs_sandbox
+def test_special_files_left_in_the_workspace_are_dropped(ws):
+    """FIFOs and sockets never reach the host directory; everything there is the owner's."""
+    result = run_py(ws, """
+        import os, socket
+        os.mkfifo("fifo")
+        socket.socket(socket.AF_UNIX).bind("sock")
+        os.symlink("/etc/shadow", "link")
+        open("kept.txt", "w").write("data")
+    """)
+    assert result.exit_reason == "ok" and result.workspace["dropped"] == 2
+    assert sorted(p.name for p in ws.iterdir()) == ["kept.txt", "link", "solution.py"]
+    assert (ws / "link").is_symlink()  # copied as a link, never followed
+    owner = ws.stat().st_uid
+    assert all(os.lstat(p).st_uid == owner for p in ws.iterdir())

@@ -122,6 +122,10 @@ def outcome_text(parsed: Parsed | None, result: SandboxResult | None, check: Che
     if reason == "memory":
         mib = (limits.memory_bytes or 0) / 1024**2
         return f"ran out of memory (limit {mib:.0f} MiB)"
+    if reason == "quota":
+        mib = (limits.workspace_bytes or 0) / 1024**2
+        return (f"filled its workspace quota ({mib:.0f} MiB, {limits.workspace_inodes:,} files);"
+                " writes failed")
     if reason == "killed":
         return f"killed by signal {-(result.returncode or 0)}"
     if reason == "error":
