@@ -30,6 +30,7 @@ PLUGINS: tuple[str, ...] = (
     "evaluator.commands.ci_code",
     "evaluator.commands.results",
     "evaluator.commands.site",
+    "evaluator.commands.finals",
 )
 
 
@@ -47,14 +48,16 @@ VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
                  ("evaluator.commands.core",)),
     "leaderboard": ("render leaderboards from the ledger", ("evaluator.commands.core",)),
     "competition": ("maintain competition folders",
-                    ("evaluator.commands.core", "evaluator.commands.competition")),
+                    ("evaluator.commands.core", "evaluator.commands.competition",
+                     "evaluator.commands.finals")),
     "demo": ("end-to-end demo on real data shipped with scikit-learn",
              ("evaluator.commands.core",)),
     "baseline": ("reference baselines",
                  ("evaluator.commands.core", "evaluator.commands.competition")),
     "ci": ("the pull-request pipeline (used by GitHub Actions)",
            ("evaluator.commands.ci", "evaluator.commands.ci_code")),
-    "ledger": ("audited corrections to the ledger", ("evaluator.commands.ci",)),
+    "ledger": ("audited corrections to the ledger",
+               ("evaluator.commands.ci", "evaluator.commands.finals")),
     "llm": ("LLM track: frozen prompt, sandboxed execute-and-repair",
             ("evaluator.commands.llm",)),
     "code": ("graph-coding track: generate cases, judge, report",

@@ -35,7 +35,8 @@ from markupsafe import Markup
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root, templates_dir
-from evaluator.ranking import Entry, standings_by_competition
+from evaluator.phases import revealed
+from evaluator.ranking import Entry, final_standings, standings_by_competition
 from evaluator.spec import CompetitionSpec
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
@@ -202,6 +203,35 @@ def _cell(value: object) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
 
 
+FINAL_DIR = "final"
+
+
+def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str | None:
+    """The final standings once the private part is revealed (None before): private rank,
+    public rank and shake-up side by side, from the latest `reveal` row of the version."""
+    reveal = revealed(rows, spec.slug, spec.version)
+    if reveal is None:
+        return None
+    table = final_standings(spec, rows, reveal["private"])
+    score_names = list(spec.metrics) + list(spec.derived)
+    entries = []
+    for e in table:
+        view = _entry_view(spec, Entry(e.rank, e.row, e.submissions))
+        shake = e.shake_up
+        view |= {
+            "private": {n: e.private.get(n) for n in score_names},
+            "public_primary": e.row["scores"].get(spec.primary_score),
+            "public_rank": e.public_rank,
+            "shake": ("=" if shake == 0 else f"▲ {shake}" if shake and shake > 0
+                      else f"▼ {-shake}" if shake else "–"),
+        }
+        entries.append(view)
+    return render("final_standings.md.j2", spec=spec, entries=entries,
+                  score_names=score_names, reveal=reveal,
+                  percent_private=round((1 - float(reveal["public_fraction"] or 0)) * 100),
+                  arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
+
+
 def index_page(specs: list[Any], rows: list[dict[str, Any]], *,
                source: str | None = None,
                tables: dict[str, list[Entry]] | None = None) -> str:
@@ -261,7 +291,13 @@ def write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Pa
             page = spec.markdown_page(rows, table=table,
                                       **board_context(spec.slug, len(table), source, top))
         else:
-            page = competition_page(spec, rows, source=source, top=top, table=table)
+            final = final_page(spec, rows)
+            link = None
+            if final is not None:  # the private part is revealed: final standings beside
+                (out_dir / FINAL_DIR).mkdir(exist_ok=True)
+                write(out_dir / FINAL_DIR / f"{spec.slug}.md", final)
+                link = f"{FINAL_DIR}/{spec.slug}.md"
+            page = competition_page(spec, rows, link, source=source, top=top, table=table)
         write(out_dir / f"{spec.slug}.md", page)
         write(out_dir / f"{spec.slug}.csv", standings_csv(spec, table))
     write(out_dir / "README.md", index_page([*specs, *boards], rows, source=source,

@@ -1,0 +1,84 @@
+"""`gnncb competition reveal SLUG` and `gnncb ledger choose-final SLUG`: the end of a version.
+
+Why here and not in the PR workflow: both are maintainer acts with an audit line. `reveal`
+needs the private key (it opens every row's sealed private-part scores) and is run by hand or
+by the `reveal` workflow, which only calls this verb; `choose-final` records a participant's
+final submissions when they ask a maintainer instead of marking them in a later metadata.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from evaluator.cli import GROUPS
+from evaluator.paths import repo_root
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    cs = GROUPS.get("competition")
+    if cs is not None:
+        p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
+                                         "render the final standings")
+        p.add_argument("slug")
+        p.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
+        p.add_argument("--private-key", type=Path, action="append",
+                       help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
+        p.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
+                       help="who reveals (recorded)")
+        p.add_argument("--early", action="store_true",
+                       help="reveal before the last phase ends / before reveal_at")
+        p.add_argument("--dry-run", action="store_true",
+                       help="print the final standings, write nothing")
+        p.set_defaults(func=cmd_reveal)
+    ls = GROUPS.get("ledger")
+    if ls is not None:
+        c = ls.add_parser("choose-final", help="record which submissions of a participant "
+                                               "count as final (audit line)")
+        c.add_argument("slug")
+        c.add_argument("digests", nargs="+", help="digests (>= 8 characters) of the chosen "
+                                                  "submissions")
+        c.add_argument("--participant", required=True)
+        c.add_argument("--reason", required=True)
+        c.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
+        c.add_argument("--root", type=Path, default=None)
+        c.set_defaults(func=cmd_choose_final)
+
+
+def cmd_reveal(args: argparse.Namespace) -> int:
+    from evaluator.commands.ci import load_keys
+    from evaluator.reveal import reveal
+
+    root = args.root or repo_root()
+    report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
+                    dry_run=args.dry_run)
+    print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
+          "submission score(s); final standings on the private part:")
+    for e in report.standings:
+        primary = e.row.get("scores", {})
+        key = next(iter(e.private), None)
+        shake = e.shake_up
+        print(f"  {e.rank:>3}. {e.row['participant']}"
+              + (f"  {key}={e.private[key]:.4f} (public {float(primary.get(key, 0)):.4f})"
+                 if key else "")
+              + f"  public rank {e.public_rank if e.public_rank is not None else '-'}"
+              + (f", shake-up {shake:+d}" if shake is not None else ""))
+    if args.dry_run:
+        print("dry run: nothing written")
+        return 0
+    for path in report.pages:
+        print(f"wrote {path}")
+    print("appended the reveal row" if report.written else "already revealed: nothing new")
+    return 0
+
+
+def cmd_choose_final(args: argparse.Namespace) -> int:
+    from evaluator.reveal import choose_final
+
+    row, written = choose_final(args.root or repo_root(), args.slug, args.participant,
+                                args.digests, by=args.by, reason=args.reason)
+    chosen = ", ".join(d[:12] for d in row["chosen"])
+    print(f"{row['participant']} on {row['slug']} v{row['version']}: final = {chosen}"
+          + ("" if written else " (already recorded)"))
+    return 0
