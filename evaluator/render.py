@@ -222,8 +222,9 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str | None:
             "private": {n: e.private.get(n) for n in score_names},
             "public_primary": e.row["scores"].get(spec.primary_score),
             "public_rank": e.public_rank,
-            "shake": ("=" if shake == 0 else f"▲ {shake}" if shake and shake > 0
-                      else f"▼ {-shake}" if shake else "–"),
+            # our own symbols and an integer: nothing to escape
+            "shake": Markup("=" if shake == 0 else f"▲ {shake}" if shake and shake > 0  # noqa: S704
+                            else f"▼ {-shake}" if shake else "–"),
         }
         entries.append(view)
     return render("final_standings.md.j2", spec=spec, entries=entries,
