@@ -125,31 +125,53 @@ def build_site(specs: list[Any], rows: list[dict[str, Any]], out: Path, *,
                              intervals=0)
         for e in t["entries"]:
             _entry_page(page, b, tv, e, repo_url)
-    results = views.results_view(cviews)
-    page("results.html", "results.html.j2", "", title="Results", r=results,
-         provenance=("Computed at build time from the counted entries of the ledger "
-                     "(latest accepted submission per participant)."),
-         heatmap_svg=plots.heatmap(
-             results["models"], results["slugs"],
-             {(g["model"], g["slug"]): g["gap"] for g in results["gaps"]},
-             "Gap to the human mean (positive = LLM better)", "competition", "model",
-             "score difference") if results["gaps"] else "",
-         bars_svg=plots.paired_bars(
-             [x["slug"] for x in results["llm_vs_human"]],
-             [x["llm_mean"] for x in results["llm_vs_human"]],
-             [x["human_mean"] for x in results["llm_vs_human"]],
-             "LLM mean", "human mean", "LLM mean vs human mean per competition",
-             "score (each competition's metric)"))
+    _results_page(page, comps, rows, plots)
     if changed is None:
         _remove_stale(out, written)
     return sorted(written)
 
 
+def _results_page(page: Any, comps: list[Any], rows: list[dict[str, Any]], plots: Any) -> None:
+    """Results from `evaluator.results` (the same numbers as `gnncb results ...`)."""
+    from evaluator.results import api
+
+    ds = api.dataset(comps, rows)
+    humans, gaps = api.humans_result(ds), api.gaps_result(ds)
+    cohort = [{"slug": s.slug, "title": s.title, **humans["competitions"][s.slug]}
+              for s in comps if s.slug in humans["competitions"]]
+    cells = [{"model": model, "slug": slug, **e} for slug, c in gaps["competitions"].items()
+             for model, e in c["entries"].items()]
+    models = sorted({c["model"] for c in cells})
+    slugs = [s.slug for s in comps]
+    gapped = {(c["model"], c["slug"]): c["gap"] for c in cells if c["gap"] is not None}
+    tiers = [{"tier": t, "family": f, **v} for t, by in gaps["by_tier"].items()
+             for f, v in by["families"].items()]
+    versus = [{"slug": slug, **{k: c[k] for k in ("metric", "higher_is_better", "human_mean",
+                                                  "llm_mean", "llm_mean_above_human_mean")}}
+              for slug, c in gaps["competitions"].items()]
+    page("results.html", "results.html.j2", "", title="Results", cohort=cohort, cells=cells,
+         gaps=gaps, tiers=tiers, versus=versus, humans=humans,
+         heatmap_svg=plots.heatmap(models, slugs, gapped,
+                                   "Gap to the best human (positive = LLM at or above)",
+                                   "competition", "model", "metric units")
+         if gapped else "",
+         bars_svg=plots.paired_bars([v["slug"] for v in versus],
+                                    [v["llm_mean"] for v in versus],
+                                    [v["human_mean"] for v in versus], "LLM mean",
+                                    "human mean", "LLM mean vs human mean per competition",
+                                    "score (each competition's metric)"))
+
+
 def _entry_page(page: Any, spec: Any, v: CompetitionView, e: dict[str, Any],
                 repo_url: str | None) -> None:
     row = e["row"]
-    declared = row.get("declared") or {}
-    llm = declared.get("llm") if isinstance(declared.get("llm"), dict) else None
+    raw = row.get("declared") if isinstance(row.get("declared"), dict) else {}
+    declared = {k: raw.get(k) for k in ("gnn_only", "seed", "training_time_minutes",
+                                        "tuning_runs", "hardware", "notes")}
+    raw_llm = raw.get("llm") if isinstance(raw.get("llm"), dict) else None
+    llm = None if raw_llm is None else {
+        k: raw_llm.get(k) for k in ("provider", "repair_depth", "tokens_in", "tokens_out",
+                                    "prompt_hash", "prompt_variant", "campaign")}
     links = []
     pr = row.get("pr")
     if repo_url and isinstance(pr, int) and pr > 0:
@@ -162,8 +184,17 @@ def _entry_page(page: Any, spec: Any, v: CompetitionView, e: dict[str, Any],
                "interval": views.interval_of(row, n)} for n in (v.scores or e["scores"])]
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
-         rules=views.conformance(spec, row), declared=declared, llm=llm, links=links,
+         protocol=_protocol(spec, row), declared=declared, llm=llm, links=links,
          run_log=run_log)
+
+
+def _protocol(spec: Any, row: dict[str, Any]) -> dict[str, Any] | None:
+    """Whether the declared rules fit the protocol (evaluator.results.conformance)."""
+    if not hasattr(spec, "rules"):
+        return None
+    from evaluator.results import conformance
+
+    return conformance.check_row(spec, row)
 
 
 def _remove_stale(out: Path, written: list[Path]) -> None:
