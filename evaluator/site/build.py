@@ -185,6 +185,7 @@ def _entry_page(page: Any, spec: Any, v: CompetitionView, e: dict[str, Any],
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
          protocol=_protocol(spec, row), declared=declared, llm=llm, links=links,
+         back=f"../{'tracks' if is_board(spec) else 'competitions'}/{v.slug}.html",
          run_log=run_log)
 
 
