@@ -65,6 +65,16 @@ class LLMRun(BaseModel):
     prompt_hash: Annotated[str, Field(max_length=128)] = ""
     prompt_variant: Text = ""
     campaign: Text = ""
+    # Protocol facts (GNN-CB Protocol 3), read by evaluator.results.conformance: decoding as
+    # requested/applied (temperature, max_tokens, max_tokens_applied, seed, seed_sent), the
+    # repair budget, model calls made, execution-limit overrides, and isolation.
+    decoding: dict[str, float | int | bool | str | None] | None = None
+    repairs_allowed: Annotated[int, Field(ge=0, le=100)] | None = None
+    calls: Annotated[int, Field(ge=0, le=1000)] | None = None
+    limit_overrides: dict[str, float] | None = None
+    isolation: Text = ""
+    sandboxed: bool | None = None
+    caveats: list[Text] | None = None
 
 
 class Metadata(BaseModel):

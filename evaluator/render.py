@@ -169,10 +169,20 @@ def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[
 def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
                      final_page: str | None = None, *, source: str | None = None,
                      top: int = TOP, table: list[Entry] | None = None) -> str:
+    from evaluator.results.board import annotate, interval_note
+
     entries = _standings(spec, rows, table)
     score_names = list(spec.metrics) + list(spec.derived)
-    return render("leaderboard_competition.md.j2", spec=spec,
-                  entries=[_entry_view(spec, e) for e in entries[:top]],
+    shown = entries[:top]
+    views = []
+    for e, extra in zip(shown, annotate(spec, [e.row for e in shown]), strict=True):
+        iv = extra["interval"]
+        views.append({**_entry_view(spec, e), "protocol_mark": extra["mark"],
+                      "protocol_why": extra["why"], "overlap": extra["overlap"],
+                      "ci": Markup(f"[{iv['low']:.3f}, {iv['high']:.3f}]")  # noqa: S704
+                      if iv else None})
+    return render("leaderboard_competition.md.j2", spec=spec, entries=views,
+                  interval_note=interval_note(spec, [e.row for e in shown]),
                   score_names=score_names, final_page=final_page,
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names},
                   **board_context(spec.slug, len(entries), source or ledger_label(None), top))

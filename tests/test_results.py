@@ -299,3 +299,36 @@ def test_participant_strings_are_escaped(tmp_path, capsys):
     main(["results", "gaps", "--ledger", str(ledger)])
     md = capsys.readouterr().out
     assert "<img" not in md and "@team" not in md and "&lt;img" in md
+
+
+def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
+        keypair, demo_competition, tmp_path, httpserver, monkeypatch):
+    """A real `gnncb llm run` (scripted model over HTTP): the row records decoding, repairs,
+    calls, overrides and isolation; one run at protocol settings, one at temperature 0.9 with
+    50,000 output tokens and no seed."""
+    from tests.test_llm_loop import GOOD, MODEL, ScriptedLLM, _ledger, _run
+    from tests.test_llm_support import ISOLATION
+
+    spec = load_spec(demo_competition)
+    server = ScriptedLLM(httpserver, [GOOD, GOOD])
+    assert _run(keypair, demo_competition, tmp_path, server, monkeypatch) == 0
+    [row] = _ledger(tmp_path)
+    llm = row["declared"]["llm"]
+    assert llm["decoding"]["temperature"] == 0.0 and llm["decoding"]["seed"] == 25
+    assert llm["decoding"]["max_tokens"] == 10_000
+    assert (llm["repairs_allowed"], llm["calls"]) == (5, 1)
+    assert llm["limit_overrides"] == {"wall_seconds": 60.0}  # cli_args passes --wall-seconds
+    assert llm["sandboxed"] is ISOLATION.sandboxed
+    verdict = conformance.check_row(spec, row)
+    expected = ["execution limits overridden (wall_seconds=60)"]
+    if not ISOLATION.sandboxed:
+        expected.append(f"model code ran without a sandbox (isolation {ISOLATION.level})")
+    assert verdict["deviations"] == expected and verdict["unverified"] == []
+
+    assert _run(keypair, demo_competition, tmp_path, server, monkeypatch, "--campaign", "hot",
+                "--temperature", "0.9", "--max-tokens", "50000", "--no-seed") == 0
+    hot = _ledger(tmp_path)[-1]
+    assert hot["model"] == MODEL
+    found = " | ".join(conformance.check_row(spec, hot)["deviations"])
+    assert "temperature 0.9" in found and "50,000 output tokens" in found
+    assert "no seed sent" in found

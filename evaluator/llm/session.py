@@ -335,12 +335,26 @@ class Session:
             provider=self.provider, repair_depth=depth, tokens_in=self.summary["tokens_in"],
             tokens_out=self.summary["tokens_out"], template_hash=self.prompt.template_hash,
             variant=self.variant.name, campaign=self.options.campaign,
-            isolation_level=self.isolation.level, sandboxed=self.isolation.sandboxed)
+            isolation_level=self.isolation.level, sandboxed=self.isolation.sandboxed,
+            protocol=self._protocol_record())
         seal_run(self.run, self.spec, predictions, public, meta)
         self.summary.update(status=SEALED, repair_depth=depth, failure=None)
         write_summary(self.run, self.summary)
         self.echo(f"  sealed after {len(self.attempts)} attempt(s)")
         return self.summary
+
+    def _protocol_record(self) -> dict[str, Any]:
+        """What the ledger row keeps of the protocol (metadata.LLMRun's protocol facts)."""
+        limits = self.options.limits
+        overrides = {name: float(value) for name in ("wall_seconds", "cpu_seconds",
+                                                     "memory_bytes")
+                     if (value := getattr(limits, name, None)) is not None}
+        decoding = {k: v for k, v in (self.summary.get("decoding") or {}).items()
+                    if v is None or isinstance(v, float | int | bool | str)}
+        return {"decoding": decoding or None, "repairs_allowed": self.options.repairs,
+                "calls": len([a for a in self.attempts if a.get("called", True)]),
+                "limit_overrides": overrides,
+                "caveats": [str(c)[:200] for c in self.summary.get("caveats") or []] or None}
 
     def error(self, err: Exception) -> dict[str, Any]:
         """A platform or provider problem: recorded as `error`, retried by a resumed

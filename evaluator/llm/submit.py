@@ -48,7 +48,8 @@ def participant_for(model: str, entrant: str) -> str:
 def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
                   repair_depth: int, tokens_in: int, tokens_out: int, template_hash: str,
                   variant: str, campaign: str, isolation_level: str,
-                  sandboxed: bool) -> Metadata:
+                  sandboxed: bool, protocol: dict[str, Any] | None = None) -> Metadata:
+    """`protocol`: decoding, repairs_allowed, calls, limit_overrides, caveats (LLMRun)."""
     mode = "agent" if entrant == "llm-agent" else "plan-then-code"
     where = (f"CPU-only sandbox (isolation {isolation_level})" if sandboxed
              else f"CPU-only, NOT sandboxed (isolation {isolation_level})")
@@ -61,7 +62,8 @@ def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
         notes=f"campaign {campaign}; template {template_hash}",
         llm=LLMRun(provider=provider[:200], repair_depth=repair_depth, tokens_in=tokens_in,
                    tokens_out=tokens_out, prompt_hash=template_hash, prompt_variant=variant,
-                   campaign=campaign),
+                   campaign=campaign, isolation=isolation_level[:200], sandboxed=sandboxed,
+                   **(protocol or {})),
     )
 
 

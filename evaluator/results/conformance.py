@@ -73,7 +73,16 @@ def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "r
     """The LLM protocol (GNN-CB Protocol 3) against what the LLM track recorded in the row."""
     if k_reading not in K_READINGS:
         raise ValueError(f"k_reading {k_reading!r}: use one of {K_READINGS}")
-    llm = (row.get("declared") or {}).get("llm") or {}
+    llm = dict((row.get("declared") or {}).get("llm") or {})
+    decoding = llm.get("decoding")
+    if isinstance(decoding, dict):  # the track's record: decoding as requested and applied
+        for key in ("temperature", "max_tokens", "seed", "seed_sent"):
+            if key in decoding:
+                llm.setdefault(key, decoding[key])
+        if decoding.get("seed") is not None and decoding.get("seed_sent") is False:
+            llm["seed_unsupported"] = True  # the endpoint refused it: "where supported"
+    if isinstance(llm.get("calls"), int):
+        llm.setdefault("model_calls", llm["calls"])
     deviations: list[str] = []
     unverified: list[str] = []
     temperature = llm.get("temperature")
