@@ -34,6 +34,7 @@ import select
 import selectors
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -133,6 +134,11 @@ class Isolation:
         return "partial: no " + ", no ".join(missing)
 
 
+# How memory is bounded on every host: RLIMIT_AS per process (counts MAP_SHARED and memfd
+# mappings) plus size-capped tmpfs for /tmp, /dev/shm and the workspace (see docs/sandbox.md).
+MEMORY_MECHANISM = "rlimit-as+tmpfs"
+
+
 @dataclass(frozen=True)
 class SandboxResult:
     """How a run ended. `returncode` is negative for a signal and None after a timeout."""
@@ -147,7 +153,7 @@ class SandboxResult:
     peak_rss_bytes: int | None  # largest single process of the tree
     isolation: Isolation
     # how memory was bounded ("rlimit-as+tmpfs"), and the workspace quota's use at the end
-    memory_mechanism: str = "rlimit-as+tmpfs"
+    memory_mechanism: str = MEMORY_MECHANISM
     workspace: dict[str, Any] | None = None
 
     @property
@@ -293,6 +299,28 @@ def detect_isolation() -> Isolation:
         except (SandboxError, OSError) as exc:
             reason = f"probe run failed: {exc}"
     return Isolation(False, False, False, False, "none", detail=reason)
+
+
+@functools.cache
+def cgroup_memory_status() -> str:
+    """Whether a writable cgroup v2 memory controller exists (a tree-wide limit that would
+    count page cache and kernel memory too). Recorded, not used: runs are bounded by
+    MEMORY_MECHANISM on every host, so results do not depend on the host's cgroup layout."""
+    try:
+        with open("/proc/self/mountinfo") as fh:
+            mounts = [line.split(" - ")[0].split()[4] for line in fh if " - cgroup2 " in line]
+    except OSError:
+        return "no /proc/self/mountinfo"
+    for mount in mounts:
+        controllers = Path(mount) / "cgroup.controllers"
+        try:
+            available = controllers.read_text().split()
+        except OSError:
+            continue
+        if "memory" in available and os.access(Path(mount) / "cgroup.subtree_control", os.W_OK):
+            return f"cgroup v2 memory controller writable at {mount} (not used)"
+        return f"cgroup v2 at {mount} without a usable memory controller"
+    return "no cgroup v2 hierarchy"
 
 
 def _full_isolation_blocker() -> str | None:
@@ -617,7 +645,7 @@ def _etc_ops(workspace: Path, uid: int) -> list[dict[str, Any]]:
     hosts = "127.0.0.1 localhost\n::1 localhost\n"
     for name, text in (("passwd", passwd), ("group", group), ("hosts", hosts)):
         ops.append({"op": "file", "dst": f"/etc/{name}", "text": text})
-    ops.append({"op": "file", "dst": "/etc/hostname", "text": "sandbox\n"})
+    ops.append({"op": "file", "dst": "/etc/hostname", "text": f"{SANDBOX_HOSTNAME}\n"})
     return ops
 
 
@@ -953,6 +981,7 @@ _MNT_DETACH = 2
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
 _PTRACE_CONT = 7
+SANDBOX_HOSTNAME = "sandbox"
 _DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _QUOTA_SLACK = 1024 * 1024  # a workspace with less free space than this counts as full
 _PTRACE_SEIZE = 0x4206
@@ -971,6 +1000,8 @@ def _launcher_main(args: Sequence[str]) -> None:
         try:
             if config["isolate"]:
                 copy_out = _build_root(config["root"], config["layout"])
+            if config["isolate"]:  # own UTS namespace: the host's name stays outside
+                socket.sethostname(SANDBOX_HOSTNAME)
             if config.get("shm_pages"):  # SysV shm of this IPC namespace, in pages
                 with open("/proc/sys/kernel/shmall", "w") as fh:
                     fh.write(str(config["shm_pages"]))
@@ -1302,3 +1333,4 @@ def _exec_workload(config: dict[str, Any]) -> None:
 if __name__ == "__main__":
     found = detect_isolation()
     print(f"isolation: {found.level} (mechanism {found.mechanism}) {found.detail}".rstrip())
+    print(f"memory: {MEMORY_MECHANISM}; {cgroup_memory_status()}")

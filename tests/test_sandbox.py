@@ -537,3 +537,15 @@ def test_special_files_left_in_the_workspace_are_dropped(ws):
     assert (ws / "link").is_symlink()  # copied as a link, never followed
     owner = ws.stat().st_uid
     assert all(os.lstat(p).st_uid == owner for p in ws.iterdir())
+
+
+@needs_sandbox
+def test_hostname_is_the_sandboxes_own(ws):
+    host = socket.gethostname()
+    result = run_py(ws, """
+        import os, socket
+        print(socket.gethostname(), os.uname().nodename,
+              open("/proc/sys/kernel/hostname").read().strip(), open("/etc/hostname").read())
+    """)
+    assert result.stdout_tail.split() == ["sandbox"] * 4
+    assert host == "sandbox" or host not in result.stdout_tail
