@@ -95,11 +95,9 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
     ledger = Ledger(ledger_path(root))
     rows = ledger.rows()
     private = unseal_private(spec, rows, keys)
-    content = json.dumps(private, sort_keys=True)
     row = {
         "type": REVEAL,
-        "digest": hashlib.sha256(f"reveal\x00{spec.slug}\x00{spec.version}\x00{content}"
-                                 .encode()).hexdigest(),
+        "digest": _reveal_digest(spec.slug, spec.version, private),
         "slug": spec.slug, "version": spec.version, "part": PRIVATE,
         "public_fraction": spec.public_fraction, "submissions": len(private),
         "private": private, "by": by, "at": now_iso(),
@@ -145,3 +143,45 @@ def choose_final(root: Path, slug: str, participant: str, digests: list[str], *,
     written = ledger.append(row)
     rerender(root)
     return row, written
+
+
+def _reveal_digest(slug: str, version: int, private: Mapping[str, Any]) -> str:
+    content = json.dumps(private, sort_keys=True)
+    return hashlib.sha256(f"reveal\x00{slug}\x00{version}\x00{content}".encode()).hexdigest()
+
+
+def check_reveal_row(root: Path, row: Mapping[str, Any]) -> CompetitionSpec:
+    """Validate a reveal row made by a keyed job before a job without the key records it: the
+    row is for this competition's current version, its digest matches its content, and it
+    reveals exactly the submissions that count on the current ledger."""
+    if not isinstance(row, Mapping) or row.get("type") != REVEAL:
+        raise ConfigError("not a reveal row (type must be 'reveal')")
+    slug = str(row.get("slug", ""))
+    _, spec = _competition(Path(root), slug)
+    private = row.get("private")
+    if row.get("version") != spec.version or not isinstance(private, dict):
+        raise ConfigError(f"the reveal row is for {slug} version {row.get('version')}, "
+                          f"the competition is at version {spec.version}")
+    if row.get("digest") != _reveal_digest(spec.slug, spec.version, private):
+        raise ConfigError("the reveal row's digest does not match its content")
+    chosen, _ = counted(spec, Ledger(ledger_path(root)).rows())
+    want = {r["digest"] for subs in chosen.values() for r in subs}
+    if set(private) != want:
+        raise ConfigError(f"the reveal row opens {len(private)} submission(s) but {len(want)} "
+                          "count on the current ledger; run the reveal again")
+    return spec
+
+
+def record_reveal(root: Path, row: dict[str, Any]) -> Any:
+    """Append a checked reveal row and re-render; the git Change to commit (None if done)."""
+    from evaluator.ci.gitops import Change
+
+    root = Path(root)
+    spec = check_reveal_row(root, row)
+    ledger = Ledger(ledger_path(root))
+    if not ledger.append(row):
+        return None
+    pages = rerender(root)
+    return Change(paths=[str(p.relative_to(root)) for p in [ledger.path, *pages]],
+                  message=f"leaderboard: reveal the final standings of {spec.slug} "
+                          f"v{spec.version}\n")

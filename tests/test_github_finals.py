@@ -203,28 +203,36 @@ def test_phases_private_part_final_choice_and_reveal(finals: Finals, fake: FakeG
     # the live board honours alice's choice: her counted submission is a1 (public 0.75)
     assert re.search(r"\| 3 \| alice \|.*\| 0\.7500 \|", live), live
 
-    # 4. reveal (maintainer, with the key) -> final standings on the private part
-    work = arena.clone("maintainer")
-    code = main(["competition", "reveal", SLUG, "--root", str(work), "--private-key",
-                 str(_key_file(arena, tmp_path)), "--by", "maint"])
-    assert code == 0
-    final_page = (work / "leaderboard" / "final" / f"{SLUG}.md").read_text()
+    # 4. reveal as the workflow does: a keyed job writes the row, an unkeyed one records it
+    keyed, unkeyed = arena.clone("unseal"), arena.clone("record")
+    row_file = tmp_path / "reveal.json"
+    assert main(["competition", "reveal", SLUG, "--root", str(keyed), "--private-key",
+                 str(_key_file(arena, tmp_path)), "--by", "maint", "--row-out",
+                 str(row_file)]) == 0
+    assert [r["type"] for r in Ledger_rows(keyed)].count("reveal") == 0  # nothing written
+    forged = row_file.read_text().replace(f"{acc(11, 28)!r}", "1.0")
+    (tmp_path / "forged.json").write_text(forged)
+    assert main(["competition", "reveal", SLUG, "--root", str(unkeyed), "--from-row",
+                 str(tmp_path / "forged.json")]) == 2  # digest no longer matches the content
+    assert main(["competition", "reveal", SLUG, "--root", str(unkeyed), "--from-row",
+                 str(row_file), "--push"]) == 0
+    final_page = arena.show(f"leaderboard/final/{SLUG}.md")
+    assert final_page is not None
     table = [line for line in final_page.splitlines() if re.match(r"\| \d+ \|", line)]
     assert [line.split("|")[2].strip() for line in table] == ["alice", "carol", "bob"]
     # alice's chosen a1 (private 27/28), not her latest a3 (19/28) nor her best public a2
     assert f"{acc(1, 28):.4f}" in table[0] and "▲ 2" in table[0]
-    assert f"{acc(6, 28):.4f}" in table[1] and "| 2 | =" in table[1].replace(" |  ", " | ")
+    assert f"{acc(6, 28):.4f}" in table[1] and table[1].rstrip("| ").endswith("=")
     assert f"{acc(11, 28):.4f}" in table[2] and "▼ 2" in table[2]
-    reveal_rows = [r for r in Ledger_rows(work) if r["type"] == "reveal"]
+    assert "final standings" in arena.show(f"leaderboard/{SLUG}.md")
+    reveal_rows = [r for r in arena.rows() if r["type"] == "reveal"]
     assert len(reveal_rows) == 1 and reveal_rows[0]["by"] == "maint"
     assert reveal_rows[0]["private"][a1.digest]["accuracy"] == pytest.approx(acc(1, 28), abs=0)
-    # running it again records nothing new
+    # revealing again (by hand, with the key) on the revealed ledger records nothing new
+    work = arena.clone("maintainer")
     assert main(["competition", "reveal", SLUG, "--root", str(work), "--private-key",
                  str(_key_file(arena, tmp_path))]) == 0
     assert len([r for r in Ledger_rows(work) if r["type"] == "reveal"]) == 1
-    git(work, "add", "leaderboard")
-    git(work, "commit", "-q", "-m", "reveal toy-final")
-    git(work, "push", "-q", "origin", "main")
 
     # 5. after the reveal a new submission is refused too (real clock: after everything)
     after, answer_after = finals.submit(fake, 8, "erin", 0, 0, at=NOW)

@@ -9,6 +9,7 @@ final submissions when they ask a maintainer instead of marking them in a later 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from pathlib import Path
 
@@ -31,6 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="reveal before the last phase ends / before reveal_at")
         p.add_argument("--dry-run", action="store_true",
                        help="print the final standings, write nothing")
+        p.add_argument("--row-out", type=Path,
+                       help="keyed workflow job: write the reveal row to this file instead of "
+                            "the ledger")
+        p.add_argument("--from-row", type=Path,
+                       help="unkeyed workflow job: check and record a row from --row-out "
+                            "(no private key needed)")
+        p.add_argument("--push", action="store_true",
+                       help="with --from-row: commit and push to the default branch")
+        p.add_argument("--remote", default="origin")
+        p.add_argument("--branch", default="main")
         p.set_defaults(func=cmd_reveal)
     ls = GROUPS.get("ledger")
     if ls is not None:
@@ -51,8 +62,10 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     from evaluator.reveal import reveal
 
     root = args.root or repo_root()
+    if args.from_row is not None:
+        return _record_row(args, root)
     report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
-                    dry_run=args.dry_run)
+                    dry_run=args.dry_run or args.row_out is not None)
     print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
           "submission score(s); final standings on the private part:")
     for e in report.standings:
@@ -64,12 +77,41 @@ def cmd_reveal(args: argparse.Namespace) -> int:
                  if key else "")
               + f"  public rank {e.public_rank if e.public_rank is not None else '-'}"
               + (f", shake-up {shake:+d}" if shake is not None else ""))
+    if args.row_out is not None:
+        args.row_out.parent.mkdir(parents=True, exist_ok=True)
+        args.row_out.write_text(json.dumps(report.row, sort_keys=True) + "\n",
+                                encoding="utf-8")
+        print(f"wrote the reveal row to {args.row_out} (record it with --from-row)")
+        return 0
     if args.dry_run:
         print("dry run: nothing written")
         return 0
     for path in report.pages:
         print(f"wrote {path}")
     print("appended the reveal row" if report.written else "already revealed: nothing new")
+    return 0
+
+
+def _record_row(args: argparse.Namespace, root: Path) -> int:
+    from evaluator.ci.gitops import commit_and_push
+    from evaluator.commands.ci import _push_env
+    from evaluator.errors import ConfigError
+    from evaluator.reveal import record_reveal
+
+    try:
+        row = json.loads(args.from_row.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"{args.from_row}: cannot read the reveal row: {err}") from None
+    if not isinstance(row, dict) or row.get("slug") != args.slug:
+        raise ConfigError(f"{args.from_row}: not a reveal row for {args.slug}")
+    if not args.push:
+        change = record_reveal(root, row)
+        print("recorded the reveal row" if change else "already revealed: nothing new")
+        return 0
+    report = commit_and_push(root, lambda: record_reveal(root, row), remote=args.remote,
+                             branch=args.branch, env=_push_env(root, args.remote))
+    print(f"pushed the reveal of {args.slug} (attempts {report.attempts})"
+          if report.pushed else "already revealed: nothing new")
     return 0
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from evaluator import keys
 from evaluator.errors import ConfigError
 from evaluator.ledger import Ledger
-from evaluator.paths import default_ledger, default_public_key, resolve_competition
+from evaluator.paths import default_public_key, resolve_competition
 
 MIB = 1024**2
 
@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
     s.add_argument("--private-key", type=Path, action="append",
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
-    s.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    s.add_argument("--ledger", type=Path,
+                   help="default: a scratch ledger RUNS/ledger.jsonl; name "
+                        "leaderboard/ledger.jsonl to record on the repository's")
     s.add_argument("--competitions", type=Path,
                    help="folder holding the competitions (default: the recorded paths, "
                         "then competitions/)")
@@ -147,7 +149,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
     g.add_argument("--private-key", type=Path, action="append",
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
-    g.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    g.add_argument("--ledger", type=Path,
+                   help="default: a scratch ledger runs/CAMPAIGN/ledger.jsonl; name "
+                        "leaderboard/ledger.jsonl to record on the repository's")
     g.add_argument("--no-score", action="store_true",
                    help="seal only; score later with `gnncb llm score` (no private key needed)")
 
@@ -175,7 +179,16 @@ def _options(args: argparse.Namespace, participant: str | None = None):
         variant=args.prompt, repairs=args.repairs, limits=limits,
         require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
         prices=load_prices(args.prices) if args.prices else None, participant=participant,
-        context_tokens=context_tokens_option(args))
+        context_tokens=context_tokens_option(args), ledger=run_ledger(args))
+
+
+def run_ledger(args: argparse.Namespace) -> Path:
+    """The ledger a run or campaign is scored into and checked against before any model call:
+    the one named with --ledger, else a scratch ledger beside the runs, so local experiments
+    never touch the repository's ledger by accident."""
+    if args.ledger is not None:
+        return args.ledger
+    return Path(args.runs) / args.campaign / "ledger.jsonl"
 
 
 def context_tokens_option(args: argparse.Namespace) -> int | None:
@@ -212,7 +225,7 @@ def _scorer(args: argparse.Namespace):
     if args.no_score:
         return None
     private = keys.private_keys_from(args.private_key)
-    ledger = Ledger(args.ledger or default_ledger())
+    ledger = Ledger(run_ledger(args))
     return lambda run: score_run(run, private, ledger)
 
 
@@ -289,7 +302,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if not runs:
         raise ConfigError(f"{args.runs}: no run folders (*/*/summary.json) found")
     private = keys.private_keys_from(args.private_key)
-    ledger = Ledger(args.ledger or default_ledger())
+    ledger = Ledger(args.ledger or Path(args.runs) / "ledger.jsonl")
     counts: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for run in runs:

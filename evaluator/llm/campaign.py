@@ -96,9 +96,39 @@ def build_provider(config: ProviderConfig) -> Provider:
     raise ConfigError(f"unknown provider {config.kind!r}; choose one of {PROVIDER_KINDS}")
 
 
+def quota_refusal(competition: Path, model: str, entrant: str, options: RunOptions
+                  ) -> dict[str, Any] | None:
+    """A `rejected` summary when the ledger says this run could not be recorded (competition
+    closed or not open, LLM quota used up); None when it may run. Checked before any model
+    call: the same window and quota checks the pipeline makes when it scores."""
+    if options.ledger is None:
+        return None
+    from evaluator.errors import Rejection
+    from evaluator.ledger import Ledger
+    from evaluator.llm.submit import check_llm_participant, participant_for
+    from evaluator.pipeline import preflight
+
+    participant = check_llm_participant(options.participant or participant_for(model, entrant))
+    try:
+        preflight(competition, Ledger(options.ledger).rows(), participant, entrant=entrant)
+    except Rejection as err:
+        return {"status": "rejected", "model": model, "slug": load_spec(competition).slug,
+                "participant": participant, "entrant": entrant, "attempts": 0,
+                "model_calls": 0, "ledger": str(options.ledger),
+                "rejection": {"code": err.code, "message": f"{err} (checked before calling "
+                              "the model: nothing was spent)"}}
+    return None
+
+
 def run_pair(config: ProviderConfig, competition: Path, model: str, options: RunOptions,
              echo: Echo | None = None) -> dict[str, Any]:
     """One model on one competition with the configured provider; returns the run summary."""
+    refusal = quota_refusal(Path(competition), model,
+                            "llm-agent" if config.kind == "agent" else "llm-api", options)
+    if refusal is not None:
+        (echo or _print_err)(f"{model} x {refusal['slug']}: not run: "
+                             f"{refusal['rejection']['message']}")
+        return refusal
     if config.kind == "agent":
         if config.agent is None:
             raise ConfigError("--provider agent needs --agent-command")

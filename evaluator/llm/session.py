@@ -78,6 +78,9 @@ class RunOptions:
     participant: str | None = None
     libraries: tuple[tuple[str, str], ...] | None = None  # None: detect what is installed
     context_tokens: int | None = None  # the model's context window, when known (--context-tokens)
+    # The ledger the run will be scored into: its rows decide eligibility (phase, LLM quota)
+    # BEFORE the model is called, so a run over its quota costs nothing.
+    ledger: Path | None = None
 
 
 def tail(text: str, lines: int, chars: int) -> str:
