@@ -149,6 +149,7 @@ def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
         "scores": {name: r["scores"].get(name) for name in spec.metrics | spec.derived},
         "submissions": entry.submissions,
         "date": (r.get("submitted_at") or r["scored_at"])[:10],
+        "stale": bool(r.get("stale_since")),  # `ledger rescore` could not reach it
     }
 
 

@@ -406,3 +406,7 @@ def test_rows_a_rescore_cannot_reach_are_marked_stale(demo_competition, keypair,
 
     (row,) = active_submissions(Ledger(ledger).rows())
     assert row["stale_since"]
+    run(["leaderboard", "render", "--ledger", ledger, "--competitions", root / "competitions"],
+        capsys)
+    board = (ledger.parent / f"{demo_competition.name}.md").read_text()
+    assert " ‡ |" in board and "‡ = scored on hidden labels that were corrected later" in board
