@@ -107,3 +107,92 @@ def test_severe_gap_is_thirty_points_below_the_best_llm(tmp_path):
     assert flagged[runs[2][0]].mode == "graph_construction"
     # MAE-like scores (lower is better) have no "points" to compare
     assert low_scoring([run("a", 0.1, False), run("b", 0.9, False)]) == {}
+
+
+# ----------------------------------------------------------------------------- valid, low-score
+# Hand-labelled solutions for a Cora-like competition (what GNN-CB's error analysis found by
+# reading code): the label is what a reviewer reading the code would write.
+CORA_FILES = ["data/nodes.csv", "data/features.npz", "data/edges.csv", "data/train_labels.csv",
+              "data/test_ids.csv"]
+CORA_NOTES = {"data/edges.csv": "`src,dst`: 5,278 undirected citation links between paper ids, "
+                                "each once.",
+              "data/features.npz": "binary CSR matrix, row i = the paper in row i of nodes.csv"}
+_READ = '''
+import numpy as np, pandas as pd, scipy.sparse as sp, torch
+nodes = pd.read_csv("data/nodes.csv")
+X = sp.load_npz("data/features.npz").toarray()
+train = pd.read_csv("data/train_labels.csv")
+test = pd.read_csv("data/test_ids.csv")
+idx = {nid: i for i, nid in enumerate(nodes["id"])}
+'''
+_GOOD_EDGES = '''
+edges = pd.read_csv("data/edges.csv")
+src = edges["src"].map(idx).to_numpy(); dst = edges["dst"].map(idx).to_numpy()
+edge_index = torch.tensor(np.stack([np.r_[src, dst], np.r_[dst, src]]))
+'''
+_GCN = '''
+from torch_geometric.nn import GCNConv
+x = torch.tensor(X, dtype=torch.float)
+model = GCNConv(x.shape[1], 7)
+out = model(x, edge_index)
+'''
+LABELLED = [
+    ("mlp_no_graph", _READ + "from sklearn.neural_network import MLPClassifier\n"
+     "clf = MLPClassifier().fit(X[train.index], train.label)\n", "", "graph_construction"),
+    ("edges_loaded_unused", _READ + 'edges = pd.read_csv("data/edges.csv")\n'
+     "edge_index = torch.empty((2, 0), dtype=torch.long)\n" + _GCN, "", "graph_construction"),
+    ("one_direction", _READ + 'edges = pd.read_csv("data/edges.csv")\n'
+     "src = edges['src'].map(idx).values; dst = edges['dst'].map(idx).values\n"
+     "edge_index = torch.tensor(np.stack([src, dst]))\n" + _GCN, "", "graph_construction"),
+    ("raw_ids_as_rows", _READ.replace("idx = {nid: i for i, nid in enumerate(nodes[\"id\"])}\n",
+                                      "") +
+     'edges = pd.read_csv("data/edges.csv")\n'
+     "edge_index = torch.tensor(edges[['src', 'dst']].values.T) % len(nodes)\n"
+     "from torch_geometric.utils import to_undirected\nedge_index = to_undirected(edge_index)\n"
+     + _GCN, "", "graph_construction"),
+    ("tuples_reversed_ok", _READ + "pairs = []\nwith open('data/edges.csv') as fh:\n"
+     "    next(fh)\n    for line in fh:\n        a, b = map(int, line.split(','))\n"
+     "        pairs.append((idx[a], idx[b])); pairs.append((idx[b], idx[a]))\n"
+     "edge_index = torch.tensor(pairs).T\n" + _GCN, "", "model_selection"),
+    ("features_never_read", _READ.replace('X = sp.load_npz("data/features.npz").toarray()\n',
+                                          "X = np.eye(len(nodes))\n") + _GOOD_EDGES
+     + _GCN.replace("x = torch.tensor(X, dtype=torch.float)", "x = torch.tensor(X)"), "",
+     "feature_processing"),
+    ("constant_features", _READ + _GOOD_EDGES + "x = torch.ones(len(nodes), 16)\n"
+     "from torch_geometric.nn import GCNConv\nout = GCNConv(16, 7)(x, edge_index)\n", "",
+     "feature_processing"),
+    ("overfit_validation", _READ + _GOOD_EDGES + _GCN, "epoch 200 train_loss 0.01 "
+     "val_acc: 0.93\n", "model_selection"),
+    ("networkx_graph_ok", _READ + "import networkx as nx\n"
+     'edges = pd.read_csv("data/edges.csv")\nG = nx.Graph()\n'
+     "G.add_edges_from(zip(edges.src.map(idx), edges.dst.map(idx)))\n"
+     "edge_index = torch.tensor(list(G.to_directed().edges)).T\n" + _GCN, "",
+     "model_selection"),
+    ("pyg_undirected_ok", _READ + 'edges = pd.read_csv("data/edges.csv")\n'
+     "ei = torch.tensor(np.stack([edges.src.map(idx), edges.dst.map(idx)]))\n"
+     "from torch_geometric.utils import to_undirected\nedge_index = to_undirected(ei)\n" + _GCN,
+     "val_acc: 0.52\n", "model_selection"),
+]
+
+
+def test_low_score_taxonomy_confusion_on_hand_labelled_solutions():
+    confusion: dict[tuple[str, str], list[str]] = {}
+    for name, code, stdout, truth in LABELLED:
+        found = taxonomy.classify_low_score(code, CORA_FILES, stdout=stdout,
+                                            file_notes=CORA_NOTES, score=0.45)
+        assert found.evidence
+        confusion.setdefault((truth, found.mode), []).append(name)
+    wrong = {k: v for k, v in confusion.items() if k[0] != k[1]}
+    assert wrong == {}, wrong
+    # GNN-CB's main failure mode is reachable from code that reads both graph and features
+    assert len(confusion[("graph_construction", "graph_construction")]) == 4
+
+
+def test_low_score_evidence_names_the_file_and_the_variable():
+    _, code, _, _ = LABELLED[1]
+    found = taxonomy.classify_low_score(code, CORA_FILES, file_notes=CORA_NOTES)
+    assert found.evidence.startswith("reads edges.csv into edges but never uses it")
+    _, code, stdout, _ = LABELLED[7]
+    found = taxonomy.classify_low_score(code, CORA_FILES, stdout=stdout, file_notes=CORA_NOTES,
+                                        score=0.45)
+    assert "validation score 0.93" in found.evidence and "0.450" in found.evidence

@@ -36,6 +36,23 @@ def _final_code(run: Path, summary: dict[str, Any]) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
 
+def _final_stdout(run: Path, summary: dict[str, Any]) -> str:
+    path = run / f"attempt-{summary.get('attempts') or 0}" / "stdout.txt"
+    return path.read_text(encoding="utf-8", errors="replace")[-20000:] if path.is_file() else ""
+
+
+def _file_notes(summary: dict[str, Any]) -> dict[str, str]:
+    """The spec's description of each public file (e.g. "undirected ... each once")."""
+    from evaluator.errors import ConfigError
+    from evaluator.spec import load_spec
+
+    folder = Path(summary.get("competition_dir", ""))
+    try:
+        return dict(load_spec(folder).files) if (folder / "competition.yaml").is_file() else {}
+    except (ConfigError, OSError):  # a moved or edited competition only loses the notes
+        return {}
+
+
 def _primary(summary: dict[str, Any]) -> float | None:
     if summary.get("track") == "code":  # the hidden pass rate of the final solution
         value = (summary.get("hidden") or {}).get("pass_rate")
@@ -68,7 +85,9 @@ def low_scoring(runs: list[tuple[Path, dict[str, Any]]]) -> dict[Path, taxonomy.
         if value is None or s["slug"] not in best or not s.get("higher_is_better"):
             continue
         if round(best[s["slug"]] - value, 9) >= taxonomy.SEVERE_GAP:
-            out[run] = taxonomy.classify_low_score(_final_code(run, s), s.get("data_files", []))
+            out[run] = taxonomy.classify_low_score(
+                _final_code(run, s), s.get("data_files", []), stdout=_final_stdout(run, s),
+                file_notes=_file_notes(s), score=value)
     return out
 
 

@@ -10,7 +10,10 @@ reader can check and overrule it.
 
 from __future__ import annotations
 
+import ast
 import re
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -138,19 +141,120 @@ def classify_attempt(*, parse_status: str, exit_reason: str | None, stderr: str,
     return classify_traceback(stderr)
 
 
-def classify_low_score(code: str, data_files: list[str]) -> Classification:
-    """A valid but severely under-performing solution: which input did it ignore?"""
+_REVERSE = re.compile(
+    r"to_undirected|ToUndirected|is_undirected|\.flip\(|\[\s*::\s*-1|\[\s*\[\s*1\s*,\s*0\s*\]|"
+    r"symmetri|\.T\b\s*[+|]|\+\s*\w+\.T\b|nx\.Graph\(|from_pandas_edgelist|"
+    r"(?:dst|target|col|v)\w*\s*,\s*(?:src|source|row|u)\w*\s*\]|"
+    r"concat(?:enate)?\(\s*\[\s*(?:src|dst)\w*\s*,\s*(?:dst|src)\w*|"
+    r"\(\s*([\w.\[\]]+)\s*,\s*([\w.\[\]]+)\s*\)[\s\S]{0,200}?"
+    r"\(\s*\2\s*,\s*\1\s*\)",  # (u, v) ... (v, u)
+    re.IGNORECASE)
+_ID_MAP = re.compile(
+    r"\.map\(|get_indexer|factorize|LabelEncoder|searchsorted|\.index\(|reindex|"
+    r"\{\s*\w+\s*:\s*\w+\s+for\s+\w+\s*,\s*\w+\s+in\s+enumerate|"
+    r"dict\(\s*zip\(|id_?2_?idx|id_to|idx_of|index_of|node_index|relabel|merge\(|"
+    r"\.loc\[|groupby|convert_node_labels", re.IGNORECASE)
+_CONSTANT_X = re.compile(
+    r"\bx\s*=\s*(?:torch|np)\.(?:ones|zeros|eye|rand|randn|full|arange)\b|"
+    r"\bx\s*=\s*torch\.nn\.Embedding|\bx\s*=\s*F\.one_hot\(\s*torch\.arange",
+    re.IGNORECASE)
+_VALIDATION = re.compile(r"\b(?:val(?:idation)?[\w ]*?)(?:f1|acc(?:uracy)?|auc|score)\w*"
+                         r"\s*[:=]\s*(?P<value>[01](?:\.\d+)?)", re.IGNORECASE)
+_BUILDS_GRAPH = re.compile(r"edge_index|\badj\w*\s*=|add_edges_from|from_\w*edgelist|"
+                           r"(?:coo|csr)_(?:matrix|array)|sparse_coo_tensor|Graph\(",
+                           re.IGNORECASE)
+_ONCE = re.compile(r"listed once|each once|\bonce\b.*undirected|undirected.*\bonce\b|"
+                   r"add the reverse", re.IGNORECASE)
+
+
+def _names_loading(tree: ast.AST, filename: str) -> dict[str, int]:
+    """Variables assigned from an expression that mentions `filename` -> their line."""
+    stem = PurePosixPath(filename).stem
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        value, targets = None, []
+        if isinstance(node, ast.Assign):
+            value, targets = node.value, node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            value, targets = node.value, [node.target]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            value, targets = node.context_expr, [node.optional_vars]
+        if value is None:
+            continue
+        literal = " ".join(n.value for n in ast.walk(value)
+                           if isinstance(n, ast.Constant) and isinstance(n.value, str))
+        if filename in literal or (stem and re.search(rf"\b{re.escape(stem)}\b", literal)):
+            for t in targets:
+                for name in ast.walk(t):
+                    if isinstance(name, ast.Name):
+                        found[name.id] = getattr(node, "lineno", 0)
+    return found
+
+
+def _unused(tree: ast.AST, names: dict[str, int]) -> list[str]:
+    loads = Counter(n.id for n in ast.walk(tree)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return [name for name in names if loads[name] == 0]
+
+
+def _best_validation(stdout: str) -> float | None:
+    values = [float(m.group("value")) for m in _VALIDATION.finditer(stdout or "")]
+    values = [v for v in values if 0.0 <= v <= 1.0]
+    return max(values) if values else None
+
+
+def classify_low_score(code: str, data_files: list[str], *, stdout: str = "",
+                       file_notes: Mapping[str, str] | None = None,
+                       score: float | None = None) -> Classification:
+    """A valid but severely under-performing solution: what in its use of the inputs explains
+    it? Evidence, in order: graph files never opened or read and never used; undirected edges
+    listed once and never reversed; edge ids used as row positions with no id-to-index
+    mapping; feature files never opened or replaced by constants; a validation score far above
+    the test score (over-fitting, model selection); else the model itself."""
+    notes = {PurePosixPath(k).name: v for k, v in (file_notes or {}).items()}
     names = [PurePosixPath(f).name for f in data_files]
     graph_files = [n for n in names if _GRAPH_FILE.search(n)]
     feature_files = [n for n in names if _FEATURE_FILE.search(n) and n not in graph_files]
-    unused_graph = [n for n in graph_files if n not in code and PurePosixPath(n).stem not in code]
-    if graph_files and len(unused_graph) == len(graph_files):
+    used_graph = [n for n in graph_files if n in code or PurePosixPath(n).stem in code]
+    if graph_files and not used_graph:
         return Classification("graph_construction",
                               f"never opens the graph file(s) {', '.join(graph_files)}")
-    unused_feat = [n for n in feature_files
-                   if n not in code and PurePosixPath(n).stem not in code]
-    if feature_files and len(unused_feat) == len(feature_files):
+    try:
+        tree: ast.AST | None = ast.parse(code)
+    except SyntaxError:
+        tree = None
+    if tree is not None:
+        for name in used_graph:
+            loaded = _names_loading(tree, name)
+            unused = _unused(tree, loaded)
+            if loaded and len(unused) == len(loaded):
+                return Classification(
+                    "graph_construction",
+                    f"reads {name} into {', '.join(sorted(unused))} but never uses it: the "
+                    "model sees no edges")
+    once = [n for n in used_graph if _ONCE.search(notes.get(n, ""))]
+    if once and not _REVERSE.search(code):
+        return Classification(
+            "graph_construction",
+            f"{once[0]} lists each undirected edge once and the code never adds the reverse "
+            "direction: messages flow one way only")
+    if used_graph and _BUILDS_GRAPH.search(code) and not _ID_MAP.search(code):
+        return Classification(
+            "graph_construction",
+            f"builds the graph from {used_graph[0]} with no id-to-row mapping: node ids are "
+            "used as row positions")
+    used_feat = [n for n in feature_files if n in code or PurePosixPath(n).stem in code]
+    if feature_files and not used_feat:
         return Classification("feature_processing",
                               f"never opens the feature file(s) {', '.join(feature_files)}")
+    constant = _CONSTANT_X.search(code)
+    if constant:
+        return Classification("feature_processing",
+                              f"replaces the node features with constants ({constant.group(0)})")
+    best_val = _best_validation(stdout)
+    if best_val is not None and score is not None and best_val - score >= SEVERE_GAP:
+        return Classification("model_selection",
+                              f"validation score {best_val:g} printed, test score {score:.3f}: "
+                              "the chosen model does not generalise")
     return Classification("model_selection", "reads the graph and features; the model itself "
                           "under-performs")
