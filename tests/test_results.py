@@ -116,8 +116,10 @@ def test_severe_underperformance_and_family_summary(specs):
             _llm(2, "gnn-cora", "gpt-4o", {"accuracy": 0.85}),
             _llm(3, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.55}),  # exactly 0.30 below
             _llm(4, "gnn-cora", "qwen2.5-coder", {"accuracy": 0.56})]
-    g = api.gaps_result(api.dataset(specs, rows))
+    modes = {f"{3:064x}"[:12]: "graph_construction"}  # what the LLM track classified
+    g = api.gaps_result(api.entries.from_ledger(specs, rows, modes=modes))
     assert [c["entrant"] for c in g["severe"]["cases"]] == ["llama-3.3-70b"]
+    assert g["severe"]["modes"] == {"graph_construction": 1}
     assert g["severe"]["by_family"] == {"Open-source": 1}
     fam = g["families"]["Open-source"]
     assert fam["best"] == pytest.approx(-0.34) and fam["worst"] == pytest.approx(-0.35)

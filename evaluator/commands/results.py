@@ -42,11 +42,11 @@ def _dataset(args: argparse.Namespace) -> dict:
     specs = _specs(args)
     if args.source:
         return api.dataset(specs, [], source=load_source(_sources_dir(args), args.source))
-    from evaluator.llm.report import load_runs
+    from evaluator.llm.report import load_runs, low_scoring
 
     rows = Ledger(args.ledger or default_ledger()).rows()
     return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=args.runs,
-                       load_runs=load_runs)
+                       load_runs=load_runs, classify=low_scoring)
 
 
 def cmd_table(args: argparse.Namespace) -> int:

@@ -19,7 +19,8 @@ from evaluator.spec import CompetitionSpec
 def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             source: dict[str, Any] | None = None, k_reading: str = "repairs",
             campaign_dirs: list[Path] | None = None,
-            load_runs: entries.RunLoader | None = None) -> dict[str, Any]:
+            load_runs: entries.RunLoader | None = None,
+            classify: entries.Classifier | None = None) -> dict[str, Any]:
     """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
     run folders whose failed runs count as pairs with no valid file, read with `load_runs`
     (the LLM track's reader, passed in by the caller)."""
@@ -28,7 +29,9 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
     if campaign_dirs and load_runs is None:
         raise ValueError("campaign_dirs need load_runs (evaluator.llm.report.load_runs)")
     failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
-    return entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures)
+    modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
+             if campaign_dirs and classify is not None and load_runs is not None else None)
+    return entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes)
 
 
 def humans_result(ds: dict[str, Any]) -> dict[str, Any]:

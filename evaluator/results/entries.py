@@ -75,7 +75,8 @@ def mean_sem(values: list[float]) -> tuple[float, float | None]:
 
 def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                 k_reading: str = "repairs",
-                failures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                failures: list[dict[str, Any]] | None = None,
+                modes: dict[str, str] | None = None) -> dict[str, Any]:
     """The ledger's current-version submissions as a results dataset.
 
     `failures`: LLM runs that never produced a valid file (from run folders, see
@@ -129,7 +130,7 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                             "interval": runs[0]["interval"] if len(runs) == 1 else None,
                             "protocol": status, "deviations": [],
                             "unverified": sorted({u for run in runs for u in run["unverified"]}),
-                            "failure": None})
+                            "failure": None, "mode": _mode(runs, modes or {})})
         for f in failures or []:
             if f["slug"] != spec.slug:
                 continue
@@ -146,6 +147,12 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
 
 
 RunLoader = Callable[[Path], list[tuple[Path, dict[str, Any]]]]
+
+
+def _mode(runs: list[dict[str, Any]], modes: dict[str, str]) -> str | None:
+    """The most frequent classified failure mode among an entry's runs, if any."""
+    found = [modes[r["digest"]] for r in runs if r["digest"] in modes]
+    return max(sorted(set(found)), key=found.count) if found else None
 
 
 def _name(row: dict[str, Any]) -> str:
@@ -165,6 +172,24 @@ def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[st
                 out.append({"slug": summary.get("slug"), "model": summary.get("model", "?"),
                             "entrant": summary.get("entrant", "llm-api"),
                             "mode": (summary.get("failure") or {}).get("mode")})
+    return out
+
+
+Classifier = Callable[[list[tuple[Path, dict[str, Any]]]], dict[Path, Any]]
+
+
+def low_score_modes(campaign_dirs: list[Path], load_runs: RunLoader,
+                    classify: Classifier) -> dict[str, str]:
+    """Ledger digest -> failure mode of the valid runs the LLM track classifies as severe
+    under-performance (`evaluator.llm.report.low_scoring`, passed in by the caller)."""
+    out: dict[str, str] = {}
+    for folder in campaign_dirs:
+        runs = load_runs(Path(folder))
+        by_run = {run: summary for run, summary in runs}
+        for run, found in classify(runs).items():
+            digest = by_run[run].get("digest")
+            if digest:
+                out[digest[:12]] = getattr(found, "mode", str(found))
     return out
 
 
