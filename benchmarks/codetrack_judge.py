@@ -92,6 +92,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--memory", action="store_true",
                         help="also record each case's peak RSS (kernel VmHWM)")
+    parser.add_argument("--window", type=int, default=1,
+                        help="cases in flight per worker (1: strict, as for participants; "
+                             "more: trusted code only, see JudgeConfig.window)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
 
@@ -115,7 +118,7 @@ def main() -> int:
         print(f"import (once, cached): {import_seconds:.1f} s")
     case_set = CaseSet(set_dir)
     total = case_set.manifest["total"]
-    config = JudgeConfig(measure_memory=args.memory)
+    config = JudgeConfig(measure_memory=args.memory, window=args.window)
     scratch = Path(tempfile.mkdtemp(prefix="gnncb-bench-"))
     try:
         candidates = {}
@@ -131,7 +134,7 @@ def main() -> int:
                         if json.loads(line)["published"] == PASS)
         print(f"batch judge: {total} cases, {len(candidates)} problems, {processes} sandboxed "
               f"processes, {batch:.1f} s ({total / batch:,.0f} cases/s), jobs={args.jobs}"
-              f"{', with per-case peak RSS' if args.memory else ''}")
+              f"{', with per-case peak RSS' if args.memory else ''}, window={args.window}")
         judged = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
                      if json.loads(line)["verdict"] is not None)
         print(f"  references vs the truth (corrected view): {summary['passed']}/{judged} pass "
@@ -150,6 +153,7 @@ def main() -> int:
         figures = {
             "cases": total, "problems": len(candidates), "cores": os.cpu_count(),
             "isolation": isolation.level, "jobs": args.jobs, "memory_pass": args.memory,
+            "window": args.window,
             "import_seconds": import_seconds, "batch_seconds": batch,
             "batch_processes": processes, "reference_pass": summary["passed"],
             "published_pass": published, "per_case": single, "projected_per_case_seconds":

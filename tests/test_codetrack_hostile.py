@@ -64,9 +64,10 @@ def test_switching_off_the_workers_timers_does_not_turn_timeouts_into_passes(
     assert rows and all(r["verdict"] == "timeout" for r in rows)
     ran = [r for r in rows if r["ran"]]
     assert ran, "at least the first cases ran"
-    for r in ran:  # the judge's own figures, over the 0.5 s allowance, not a forged 0.0
-        assert r["cpu"] is not None and r["cpu"] >= 0.5
-        assert r["wall"] is not None and r["wall"] >= r["cpu"] * 0.5
+    for r in ran:  # the judge's own figures, over an allowance, not a forged 0.0: the CPU
+        # allowance (0.5 s, the kernel's count) or, on a loaded machine, the wall one (2.5 s)
+        assert r["cpu"] is not None and r["wall"] is not None
+        assert r["cpu"] >= 0.5 or r["wall"] >= 2.5, r
 
 
 def test_forged_records_and_figures_are_not_recorded(tmp_path: Path, case_set: Path) -> None:

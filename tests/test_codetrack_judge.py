@@ -309,3 +309,24 @@ def test_the_runner_and_later_inputs_are_read_only(tmp_path: Path) -> None:
     assert verdicts(j) == [PASS, RUNTIME, PASS, PASS]
     detail = j.verdicts[1].detail
     assert "PermissionError" in detail or "Read-only file system" in detail
+
+
+def test_a_window_of_cases_in_flight_gives_the_same_verdicts(tmp_path: Path) -> None:
+    """window > 1 (trusted code only) pipelines cases; crashes and timeouts still blame the
+    right case and the rest resumes."""
+    sol = tmp_path / "solution.py"
+    sol.write_text(
+        "import os\n"
+        "class Solution:\n"
+        "    def total(self, xs):\n"
+        "        if xs[0] == 1: return sum(range(10**12))\n"
+        "        if xs[0] == 2: os._exit(0)\n"
+        "        if xs[0] == 3: return sum(xs) + 1\n"
+        "        return sum(xs)\n")
+    firsts = (0, 0, 1, 0, 2, 0, 3, 0, 0)
+    strict = judge_problem(TOTAL, sol, cases(*firsts), config=FAST)
+    piped = judge_problem(TOTAL, sol, cases(*firsts),
+                          config=JudgeConfig(timeout_floor=0.3, measure_memory=False, window=4))
+    expected = [PASS, PASS, TIMEOUT, PASS, RUNTIME, PASS, WRONG, PASS, PASS]
+    assert verdicts(strict) == verdicts(piped) == expected
+    assert piped.processes == strict.processes == 3

@@ -76,6 +76,11 @@ class JudgeConfig:
     load_timeout: float = 30.0  # importing solution.py (judge's wall clock)
     batch_wall_cap: float = 1800.0  # sandbox wall limit of one worker process
     measure_memory: bool = True  # record each case's peak RSS (the kernel's VmHWM)
+    # Cases in flight per worker. 1 (strict): the next case is sent only after the previous
+    # record, so no later input is in the sandbox and each case's clock is exact. W > 1 saves
+    # a round trip per case on a loaded machine, but a solution may read up to W-1 later inputs
+    # ahead and move work between up to W consecutive cases: only for trusted code.
+    window: int = 1
     feedback_cases: int = 3
     require_sandbox: bool = False
     python: str = sys.executable
@@ -291,29 +296,45 @@ class _Conversation:
                          "e": str(load.get("e", "solution.py could not be loaded"))[-2000:]}
             return
         self.loaded = True
+        window = max(1, self.batch.config.window)
+        sent = self.position  # index into order of the next case to send
+        measure = self.batch.config.measure_memory
+        start: tuple[float, float] | None = None  # (wall, cpu) when the oldest case began
         while self.position < len(self.order):
+            while sent < len(self.order) and sent - self.position < window:
+                if sent == self.position:  # nothing in flight: the case starts now
+                    if measure:
+                        ch.reset_peak()
+                    if window == 1 and ch.pending():  # wrote ahead of its input
+                        self.culprit = (INVALID, "the worker wrote a record before receiving "
+                                                 "the case")
+                        ch.stop()
+                        return
+                    start = (time.monotonic(), ch.cpu_seconds() or 0.0)
+                ch.send(self.lines[self.order[sent]])
+                sent += 1
+            assert start is not None
             k = self.order[self.position]
-            if not self._one(ch, k, max_line):
+            ended = self._one(ch, k, max_line, start)
+            if ended is None:
                 return
+            start = ended
+            if measure and sent > self.position + 1:
+                ch.reset_peak()  # the next case (already sent) begins now
             self.position += 1
             if self.batch.hopeless():
                 return
         self.finished = True
 
-    def _one(self, ch: sandbox.Channel, k: int, max_line: int) -> bool:
-        """Run case k; False when the process must end (the culprit is then case k)."""
+    def _one(self, ch: sandbox.Channel, k: int, max_line: int,
+             start: tuple[float, float]) -> tuple[float, float] | None:
+        """Wait for case k's record, on the judge's clock from `start` (when the case began:
+        sent, or the previous record arrived); returns the (wall, cpu) at which it ended, None
+        when the process must end (the culprit is then case k)."""
         limit = self.seconds[k]
         wall_limit = JudgeConfig.wall_seconds(limit)
         measure = self.batch.config.measure_memory
-        if measure:
-            ch.reset_peak()
-        if ch.pending():  # wrote ahead of its input: out of step with the protocol
-            self.culprit = (INVALID, "the worker wrote a record before receiving the case")
-            ch.stop()
-            return False
-        cpu0 = ch.cpu_seconds() or 0.0
-        t0 = time.monotonic()
-        ch.send(self.lines[k])
+        t0, cpu0 = start
         line: bytes | None = None
         while line is None:
             wall = time.monotonic() - t0
@@ -325,30 +346,31 @@ class _Conversation:
                          f"wall time {wall:.3f} s over the {wall_limit:g} s allowance")
                 self.culprit = (TIMEOUT, f"stopped by the judge: {which}")
                 ch.stop()
-                return False
+                return None
             try:
                 line = ch.read_line(min(_POLL, max(0.0, wall_limit - wall) + 0.001), max_line)
             except sandbox.ChannelOverflow:
                 self.culprit = (INVALID, f"the record exceeds {max_line:,} bytes")
                 ch.stop()
-                return False
+                return None
             except sandbox.ChannelClosed:
                 self.figures = (round(time.monotonic() - t0, 6),
                                 round((ch.cpu_seconds() or cpu0) - cpu0, 6))
-                return False  # died on its own: the kernel's exit report decides
-        wall = time.monotonic() - t0
-        cpu = (ch.cpu_seconds() or cpu0) - cpu0
+                return None  # died on its own: the kernel's exit report decides
+        now = time.monotonic()
+        cpu_now = ch.cpu_seconds() or cpu0
+        wall, cpu = now - t0, cpu_now - cpu0
         peak = ch.peak_rss() if measure else None
         try:
             rec = parse_record(line)
         except ValueError as exc:
             self.culprit = (INVALID, f"unreadable record: {exc}")
             ch.stop()
-            return False
+            return None
         if rec.get("i") != k or rec.get("s") not in ("ok", *_STATUS):
             self.culprit = (INVALID, "the record does not belong to the case in flight")
             ch.stop()
-            return False
+            return None
         out: dict[str, Any] = {"s": rec["s"], "w": round(wall, 6), "c": round(cpu, 6),
                                "m": peak}
         if rec["s"] == "ok" and "o" in rec:
@@ -366,7 +388,7 @@ class _Conversation:
         self.records[k] = out
         if out["s"] == "timeout":
             self.batch.timeouts += 1
-        return True
+        return now, cpu_now
 
 
 class _Batch:
