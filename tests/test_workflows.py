@@ -287,3 +287,27 @@ def _describe(finding: dict[str, Any]) -> str:
     line = where["concrete"]["location"]["start_point"]["row"] + 1
     return (f"{finding['ident']} ({finding['determinations']['severity']}) at {path}:{line}: "
             f"{where['symbolic']['annotation']}")
+
+
+# -- the Pages workflow ---------------------------------------------------------------------
+
+
+def test_pages_workflow_builds_from_main_and_uploads_only_the_site() -> None:
+    """pages.yml runs no PR code, its build job can only read, only its deploy job may write
+    Pages (with the OIDC token Pages needs), and the artifact is the built directory alone."""
+    doc = load(WORKFLOW_DIR / "pages.yml")
+    assert triggers(doc) == {"push", "workflow_dispatch"}
+    on = doc.get("on", doc.get(True))
+    assert on["push"]["branches"] == ["main"]
+    assert doc["permissions"] == {}
+    build, deploy = doc["jobs"]["build"], doc["jobs"]["deploy"]
+    assert build["permissions"] == {"contents": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    runs = [s["run"] for s in build["steps"] if "run" in s]
+    assert any(r.strip() == "gnncb site build --out _site" for r in runs)
+    uploads = [s for s in build["steps"] if str(s.get("uses", "")).startswith(
+        "actions/upload-pages-artifact@")]
+    assert len(uploads) == 1 and uploads[0]["with"] == {"path": "_site"}
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert "secrets." not in json.dumps(doc)
