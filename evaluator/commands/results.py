@@ -73,6 +73,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_codetrack(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.report import build_report
+    from evaluator.results.codetrack import compare_runs
+    from evaluator.results.render import to_json
+    from evaluator.results.render_codetrack import codetrack_csv, codetrack_markdown
+
+    result = compare_runs(args.runs, pairs=args.pair, build_report=build_report)
+    fmt = "json" if args.json else args.format
+    text = (to_json(result) if fmt == "json" else codetrack_csv(result) if fmt == "csv"
+            else codetrack_markdown(result))
+    _emit(text, args.out)
+    return 0
+
+
 def _common(p: argparse.ArgumentParser, *, ledger: bool = True) -> None:
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--json", action="store_true", help="same as --format json")
@@ -111,3 +125,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--sources", type=Path, help="store here instead")
     i.add_argument("--competitions", type=Path, help="default: competitions/")
     i.set_defaults(func=cmd_import)
+    c = rs.add_parser("codetrack", help="several judged code-track runs side by side "
+                                        "(GraphEval36K Tables 2, 3, 5)")
+    c.add_argument("runs", type=Path, nargs="+", help="judged run folders (gnncb code judge)")
+    c.add_argument("--pair", action="append", default=[],
+                   help="VANILLA=SSD: compare two runs (by label or folder name) per problem "
+                        "with a paired test (repeatable)")
+    _common(c, ledger=False)
+    c.set_defaults(func=cmd_codetrack)
