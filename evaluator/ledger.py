@@ -175,7 +175,8 @@ def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if r["digest"] in rescored:
             audit = rescored[r["digest"]]
             r = {**r, "scores": audit["scores"], "rescored_at": audit["at"]}
-            for key in ("scored_on", "sealed_scores"):  # a re-score onto the public part
+            for key in ("scored_on", "sealed_scores", "intervals"):  # a re-score onto the
+                # public part, or one that adds the score intervals
                 if key in audit:
                     r[key] = audit[key]
         if r["digest"] in stale:

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
 from evaluator.ci.record import envelopes_dir, ledger_path
+from evaluator.clusters import load_clusters
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger import (
     RESCORE,
@@ -33,7 +34,7 @@ from evaluator.ledger import (
     now_iso,
 )
 from evaluator.pipeline import load_labels
-from evaluator.scoring import ALL, PRIVATE, PUBLIC, score_parts
+from evaluator.scoring import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
 from evaluator.spec import load_spec
 from evaluator.validate import all_ids, competition_ids, validate_predictions
 
@@ -81,6 +82,7 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     labels = load_labels(competition, spec, keys)
     fingerprint = labels_fingerprint(competition, [s.labels for s in spec.splits.values()])
     expected = all_ids(competition_ids(competition, spec))
+    moved = False  # some score changed (a re-score that only adds intervals moves nothing)
     for r in rows:
         path = stored[r["digest"]]
         if r["digest"] in report.missing:
@@ -107,8 +109,13 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             same_private = bool(sealed) and envelope.open_scores(
                 sealed, keys, spec.slug, spec.version, r["digest"]).get(PRIVATE) == \
                 parts[PRIVATE]
-        if scores == r["scores"] and r.get("scored_on", ALL) == scored_on and same_private:
+        unchanged = scores == r["scores"] and r.get("scored_on", ALL) == scored_on and \
+            same_private
+        if unchanged and r.get("intervals"):
             continue
+        moved = moved or not unchanged
+        part_intervals = interval_parts(
+            spec, labels, table, clusters_for=lambda t: load_clusters(competition, spec, t))
         audit = {
             "type": RESCORE,
             "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{fingerprint}".encode()
@@ -116,17 +123,20 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             "target": r["digest"], "slug": spec.slug, "version": spec.version,
             "participant": r["participant"], "scores": scores, "previous": r["scores"],
             "scored_on": scored_on,
-            "labels": fingerprint, "reason": reason, "by": by, "at": now_iso(),
+            "intervals": part_intervals.get(PUBLIC, part_intervals.get(ALL, {})),
+            "labels": fingerprint, "by": by, "at": now_iso(),
+            "reason": reason if not unchanged else "adds the 95% score intervals (scores "
+                                                   "unchanged)",
         }
         if spec.has_parts:
             audit["sealed_scores"] = envelope.seal_scores(
-                {PRIVATE: parts[PRIVATE]}, keys[opened.header["kid"]].public_key(), spec.slug,
-                spec.version, r["digest"])
+                {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
+                keys[opened.header["kid"]].public_key(), spec.slug, spec.version, r["digest"])
         report.changed.append(audit)
     # Rows without a stored envelope cannot be re-scored. They are marked as scored on old
     # labels when the labels evidently changed (some re-scored row moved) or when no row could
     # be checked at all; a re-score that confirms every reachable score marks nothing.
-    labels_moved = bool(report.changed) or report.checked == 0
+    labels_moved = moved or report.checked == 0
     stale = [] if not labels_moved else [{
         "type": STALE,
         "digest": hashlib.sha256(f"stale\x00{d}\x00{fingerprint}".encode()).hexdigest(),
