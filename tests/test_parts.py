@@ -189,3 +189,82 @@ def test_sealed_scores_do_not_leak_through_their_length(keypair):
     long = envelope.seal_scores({"private": {"accuracy": 0.9230769230769231}},
                                 keypair["public"], "x", 1, "a" * 64)
     assert len(short) == len(long)
+
+
+def test_late_submissions_are_accepted_marked_and_never_ranked(tmp_path, keypair, capsys):
+    from datetime import UTC, datetime, timedelta
+
+    from evaluator.ledger import Ledger
+    from evaluator.ranking import standings
+
+    past = datetime.now(UTC) - timedelta(days=2)
+    phases = [{"name": "development", "start": (past - timedelta(days=9)).isoformat(),
+               "end": past.isoformat(), "limits": {"per_version": 3, "per_day": 3}}]
+    folder = build(tmp_path / "toy-parts", keypair["public"], phases=phases,
+                   late_submissions="accept")
+    code, out, ledger = _submit(tmp_path, folder, keypair, capsys, truth())
+    assert code == 0, out
+    [row] = Ledger(ledger).rows()
+    assert row["late"] is True and "phase" not in row and row["scored_on"] == "public"
+    assert standings(load_spec(folder), [row]) == []  # recorded, never ranked
+    # the default (refuse) answers with the documented sentence and records nothing
+    (folder / "competition.yaml").write_text(yaml.safe_dump(spec_dict(phases=phases)))
+    code, out, ledger = _submit(tmp_path, folder, keypair, capsys, truth(), login="bob")
+    assert code == 1
+    assert len(Ledger(ledger).rows()) == 1
+
+
+def test_rows_scored_before_the_split_are_rescored_onto_the_public_part(tmp_path, keypair,
+                                                                       capsys):
+    """The migration path of the committed competitions: rows scored on the whole split are
+    re-scored (public part readable, private part sealed), then the reveal can open them."""
+    from evaluator.ledger import Ledger
+
+    root = tmp_path / "repo"
+    folder = root / "competitions" / "toy-parts"
+    folder.mkdir(parents=True)
+    unsplit = spec_dict()
+    del unsplit["public_fraction"]
+    (folder / "competition.yaml").write_text(yaml.safe_dump(unsplit))
+    write_csv(truth()[["id"]], folder / "data" / "test_ids.csv")
+    seal_labels(truth(), load_spec(folder), "test", keypair["public"],
+                folder / "hidden" / "test_labels.jwe")
+    guess = truth().copy()
+    guess.loc[::3, "label"] = (guess.loc[::3, "label"] + 1) % 3
+    csv = tmp_path / "p.csv"
+    guess.to_csv(csv, index=False)
+    sub = tmp_path / "sub" / "predictions.csv.enc"
+    assert main(["encrypt", "--competition", str(folder), "--participant", "alice",
+                 "--public-key", str(keypair["public_path"]), "--method", "m", "-o", str(sub),
+                 str(csv)]) == 0
+    ledger = root / "leaderboard" / "ledger.jsonl"
+    key = ["--private-key", str(keypair["private_path"])]
+    assert main(["evaluate", "--competition", str(folder), "--submission", str(sub.parent),
+                 "--participant", "alice", "--ledger", str(ledger), *key]) == 0
+    [old] = Ledger(ledger).rows()
+    assert old["scored_on"] == "all" and "sealed_scores" not in old
+
+    # the maintainer adds the split and rebuilds the labels with the seed
+    (folder / "competition.yaml").write_text(yaml.safe_dump(spec_dict()))
+    seal_labels(truth(), load_spec(folder), "test", keypair["public"],
+                folder / "hidden" / "test_labels.jwe", seed=SEED)
+    capsys.readouterr()
+    assert main(["competition", "reveal", "toy-parts", "--root", str(root), *key]) == 2
+    assert "re-score them first" in capsys.readouterr().err
+    assert main(["ledger", "rescore", "toy-parts", "--root", str(root), *key,
+                 "--reason", "split added", "--by", "maint"]) == 0
+    audit = Ledger(ledger).rows()[-1]
+    assert audit["type"] == "rescore" and audit["scored_on"] == "public"
+    labels = load_labels(folder, load_spec(folder), keypair["private"])["test"]
+    public = labels[labels[PART_COLUMN] == "public"]
+    by_id = guess.set_index("id")["label"]
+    assert audit["scores"]["accuracy"] == pytest.approx(
+        accuracy_score(public["label"], by_id[public.index]), abs=0)
+    # re-scoring again with the same labels adds nothing
+    assert main(["ledger", "rescore", "toy-parts", "--root", str(root), *key]) == 0
+    assert len(Ledger(ledger).rows()) == 2
+    assert main(["competition", "reveal", "toy-parts", "--root", str(root), *key]) == 0
+    final = (root / "leaderboard" / "final" / "toy-parts.md").read_text()
+    private = labels[labels[PART_COLUMN] == "private"]
+    want = accuracy_score(private["label"], by_id[private.index])
+    assert "| 1 | alice |" in final and f"{want:.4f}" in final
