@@ -74,6 +74,8 @@ def test_gaps_from_a_small_ledger(specs):
     gpt = cora["entries"]["gpt-4o"]
     assert gpt["score"] == pytest.approx(0.80) and gpt["runs"] == 2
     assert gpt["sem"] == pytest.approx(0.02)  # std(0.78, 0.82, ddof=1) / sqrt(2)
+    assert [r["score"] for r in gpt["run_list"]] == [0.78, 0.82]
+    assert [r["seed"] for r in gpt["run_list"]] == [25, 26]
     assert gpt["gap"] == pytest.approx(0.0, abs=1e-12)  # a tie
     assert cora["entries"]["llama-3.3-70b"]["gap"] == pytest.approx(-0.20)
     assert "qwen2.5-coder" not in cora["entries"]
@@ -109,6 +111,19 @@ def test_humans_table_from_the_ledger_and_the_references(specs):
     assert park["source"].startswith("GNN-CB Table 2")
     assert (park["participants"], park["mean"], park["std"]) == (14, 0.773, 0.116)
     assert any("C10" in x and "impossible" in x for x in h["inconsistencies"])
+    assert [x["entrant"] for x in h["excluded"]] == ["carol"]  # seed 7: listed apart
+
+
+def test_humans_from_a_source_with_individual_scores(tmp_path, capsys):
+    text = ("entrant,family,competition,score,kind\n"
+            "h1,,C14,6.0,human\nh2,,C14,5.0,human\nh3,,C14,7.0,human\n")
+    assert _import(tmp_path, text) == 0
+    capsys.readouterr()
+    assert main(["results", "humans", "--source", "t", "--sources", str(tmp_path / "src"),
+                 "--json"]) == 0
+    c14 = json.loads(capsys.readouterr().out)["competitions"]["C14"]
+    assert (c14["participants"], c14["mean"], c14["std"]) == (3, 6.0, 1.0)
+    assert (c14["high"], c14["low"], c14["top"]) == (7.0, 5.0, 5.0)  # MAE: the top is the low
 
 
 def test_severe_underperformance_and_family_summary(specs):

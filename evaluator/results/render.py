@@ -97,6 +97,7 @@ def humans_markdown(data: dict[str, Any]) -> str:
             for cid, c in data["competitions"].items()]
     lines += _table(["Competition", "GNN-CB", "Diff.", "P", "Mean", "Std", "High", "Low", "Top",
                      "Metric", "Source"], rows)
+    lines += excluded_markdown(data.get("excluded", []))
     lines += _notes(data)
     return "\n".join(lines) + "\n"
 
@@ -131,7 +132,8 @@ def _score_cell(e: dict[str, Any]) -> str:
         return "no valid file"
     text = num(e["score"])
     if e.get("sem") is not None:
-        text += f" ± {num(e['sem'])} ({e['runs']} runs)"
+        listed = ", ".join(num(r["score"]) for r in e.get("run_list") or [])
+        text += f" ± {num(e['sem'])} ({e['runs']} runs: {listed})"
     elif e.get("interval"):
         text += f" [{num(e['interval'][0])}, {num(e['interval'][1])}]"
     if e["gap"] is not None:

@@ -96,7 +96,9 @@ def humans(dataset: dict[str, Any]) -> dict[str, Any]:
         else:
             out[cid] = {**base, "source": None, "participants": 0, "mean": None, "std": None,
                         "high": None, "low": None, "top": None}
-    return {"source": dataset["source"], "std_ddof": 1, "competitions": out}
+    excluded = [x for x in dataset.get("excluded", []) if x["kind"] == "human"]
+    return {"source": dataset["source"], "std_ddof": 1, "competitions": out,
+            "excluded": excluded}
 
 
 def _summary(gaps: list[float]) -> dict[str, Any]:
@@ -141,6 +143,8 @@ def gaps(dataset: dict[str, Any]) -> dict[str, Any]:
             row_entries[e["entrant"]] = {
                 "score": e["score"], "gap": _round(gap), "sem": e["sem"],
                 "interval": e["interval"], "runs": len(e["runs"]) or None,
+                "run_list": [{k: run.get(k) for k in ("digest", "score", "seed", "campaign")}
+                             for run in e["runs"]] if len(e["runs"]) > 1 else None,
                 "family": e["family"], "kind": e["kind"], "protocol": e["protocol"],
                 "failure": e["failure"]}
         human_mean = cohort[cid]["mean"]
