@@ -5,7 +5,7 @@ what a participant's file goes through (check, JWE envelope to the platform key,
 the hidden labels, ledger, rendering). So this module runs each baseline script as a separate
 process (as a participant would), encrypts its predictions with the `gnncb encrypt` code, and
 evaluates with `evaluator.pipeline.evaluate_dir`, as entrant `baseline` with participant
-`baseline-gnn` or `baseline-nongraph`.
+`baseline:gnn` or `baseline:nongraph` (a namespace no GitHub login can take).
 
 Baseline script conventions (`competitions/<slug>/baseline/{gnn,nongraph}.py`):
 `python baseline/gnn.py --data competitions/<slug>/data --out predictions.csv [--smoke]`;
@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evaluator import keys
 from evaluator.errors import ConfigError
+from evaluator.identity import platform_participant
 from evaluator.ledger import Ledger
 from evaluator.metadata import Metadata
 from evaluator.paths import default_ledger, default_public_key, repo_root
@@ -136,11 +137,11 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
             print(f"training the {kind} baseline of {spec.slug} ({len(results) + 1}/"
                   f"{len(which)}, up to {timeout_minutes:g} min)...", file=sys.stderr,
                   flush=True)
-            participant = f"baseline-{kind}"
+            participant = platform_participant("baseline", kind)
             predictions = Path(tmp) / f"{kind}.csv"
             report = run_script(folder / "baseline" / f"{kind}.py", folder / "data",
                                 predictions, smoke=smoke, timeout_minutes=timeout_minutes)
-            sub = Path(tmp) / participant
+            sub = Path(tmp) / kind
             _encrypt(folder, predictions, participant, report, public_path, sub, smoke)
             outcome = evaluate_dir(folder, sub, participant=participant, keys=private,
                                    ledger=ledger)

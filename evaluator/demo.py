@@ -157,7 +157,8 @@ def run_demo(workdir: Path | None = None) -> int:
     subs = root / "submissions"
     print("[3/6] participants train and encrypt")
     entries = [
-        ("maj-bot", predict_majority, {"entrant": "baseline", "method": "majority class"}),
+        ("baseline:majority", predict_majority,
+         {"entrant": "baseline", "method": "majority class"}),
         ("alice", predict_logistic,
          {"method": "logistic regression on features (no graph)", "gnn_only": False}),
         ("bob", predict_label_propagation, {"method": "label propagation over the graph"}),

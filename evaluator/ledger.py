@@ -20,6 +20,7 @@ from typing import Any
 from filelock import FileLock
 
 from evaluator.errors import ConfigError
+from evaluator.identity import migrate_row
 
 SUBMISSION = "submission"
 WITHDRAWAL = "withdrawal"
@@ -84,7 +85,7 @@ class Ledger:
             raise ConfigError(f"{self.path}, line {lineno}: corrupt ledger row: {err}") from None
         if not isinstance(row, dict) or "type" not in row:
             raise ConfigError(f"{self.path}, line {lineno}: ledger row without 'type'")
-        return row
+        return migrate_row(row)  # old identity scheme read as the current one; line unchanged
 
     def _report_torn(self, offset: int, size: int) -> None:
         if self._reported_torn != offset:

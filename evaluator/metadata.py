@@ -21,12 +21,12 @@ from pydantic import (
     model_validator,
 )
 
-from evaluator import jsonsafe
+from evaluator import identity, jsonsafe
 from evaluator.errors import Rejection
 
 # GitHub login rules: alphanumerics and single hyphens, not at the ends, at most 39 characters.
-LOGIN_RE = r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$"
-ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
+LOGIN_RE = identity.LOGIN_RE
+ENTRANTS = identity.ENTRANTS
 MAX_METADATA_BYTES = 64 * 1024
 
 Text = Annotated[str, Field(max_length=200)]
@@ -80,7 +80,7 @@ class LLMRun(BaseModel):
 class Metadata(BaseModel):
     model_config = STRICT
 
-    participant: Login
+    participant: Annotated[str, Field(max_length=80)]  # a login, or a platform name
     team: Text = ""
     entrant: Literal["human", "llm-api", "llm-agent", "baseline"] = "human"
     method: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
@@ -97,6 +97,16 @@ class Metadata(BaseModel):
     # count as this participant's final ones; this submission's own digest may be listed.
     final: Annotated[list[Annotated[str, Field(pattern=r"^[0-9a-fA-F]{8,64}$")]],
                      Field(min_length=1, max_length=20)] | None = None
+
+    @model_validator(mode="after")
+    def _kind_matches_name(self) -> Metadata:
+        """A login is always a human; only platform names (`baseline:`, `llm:`, `agent:`)
+        carry other kinds, and only the platform's commands write them."""
+        try:
+            identity.check_participant(self.participant, self.entrant)
+        except ValueError as err:
+            raise ValueError(f"participant/entrant: {err}") from None
+        return self
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> Metadata:

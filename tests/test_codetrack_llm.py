@@ -44,7 +44,7 @@ from tests.test_llm_support import (
 )
 
 MODEL = "acme/coder-1.5"
-PARTICIPANT = "llm-acme-coder-1-5"
+PARTICIPANT = "llm:acme-coder-1.5"
 
 CORRECT = answer("Kahn's algorithm: all courses finish iff the graph is acyclic", KAHN)
 ALWAYS_TRUE = answer("every schedule works", """

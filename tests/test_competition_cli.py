@@ -203,13 +203,13 @@ def test_baseline_run_smoke_records_both_baselines_on_a_temporary_ledger(built, 
     out = capsys.readouterr().out
     assert code == 0, out
     rows = [json.loads(line) for line in ledger.read_text().splitlines()]
-    assert sorted(r["participant"] for r in rows) == ["baseline-gnn", "baseline-nongraph"]
+    assert sorted(r["participant"] for r in rows) == ["baseline:gnn", "baseline:nongraph"]
     for r in rows:
         assert r["entrant"] == "baseline" and r["slug"] == SLUG
         assert 0 <= r["scores"]["macro_f1"] <= 1
         assert r["declared"]["seed"] == 25 and r["declared"]["hardware"]
         assert r["declared"]["training_time_minutes"] >= 0
-    gnn = next(r for r in rows if r["participant"] == "baseline-gnn")
+    gnn = next(r for r in rows if r["participant"] == "baseline:gnn")
     assert gnn["declared"]["gnn_only"] is True and "GCN" in gnn["method"]
     board = (ledger.parent / f"{SLUG}.md").read_text(encoding="utf-8")
     assert "baseline-gnn" in board and "baseline-nongraph" in board

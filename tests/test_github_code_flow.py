@@ -28,8 +28,9 @@ from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 pytest_plugins = ["tests.conftest_github", "tests.conftest_github_code"]
 pytestmark = needs_sandbox()
 
-# a method that looks like a command-line option must stay a plain value
-LLM_META = {"entrant": "llm-api", "method": "--help", "model": "gpt-test-1"}
+# a method that looks like a command-line option must stay a plain value; a PR is always human
+# (LLM rows come from the platform's own runs), but may name the model that helped
+LLM_META = {"entrant": "human", "method": "--help", "model": "gpt-test-1"}
 
 
 def test_accepted_pr_end_to_end(code_arena: Arena, fake: FakeGitHub) -> None:
@@ -47,7 +48,7 @@ def test_accepted_pr_end_to_end(code_arena: Arena, fake: FakeGitHub) -> None:
     assert (row["participant"], row["pr"], row["slug"]) == ("alice", 31, "graph-coding")
     assert row["participant_id"] == fake.pulls[31]["user"]["id"]
     assert (row["entrant"], row["model"], row["method"]) == (
-        "llm-api", "gpt-test-1", "--help")
+        "human", "gpt-test-1", "--help")
     per = row["per_problem"]
     assert per["lc997"]["passed"] == per["lc997"]["cases"] > 0  # correct
     assert per["lc1557"]["passed"] < per["lc1557"]["cases"]  # wrong answers
@@ -62,7 +63,7 @@ def test_accepted_pr_end_to_end(code_arena: Arena, fake: FakeGitHub) -> None:
     rows = code_arena.rows()
     assert len(rows) == 1 and rows[0]["digest"] == result.digest
     page = code_arena.show("leaderboard/graph-coding.md") or ""
-    assert "alice" in page and "llm-api" in page and "| 1 |" in page
+    assert "alice" in page and "human" in page and "| 1 |" in page
     assert "graph-coding" in (code_arena.show("leaderboard/README.md") or "")
     [answer] = fake.bot_comments(31)
     assert MARKER_PREFIX in answer and "Submission judged" in answer

@@ -75,9 +75,9 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "baseline entrant claimed": (
         code_files("alice", metadata={"entrant": "baseline", "method": "m"}),
         "invalid-metadata", "entrant"),
-    "LLM entrant without a model": (
-        code_files("alice", metadata={"entrant": "llm-api", "method": "m"}),
-        "invalid-metadata", "model"),
+    "LLM entrant claimed": (
+        code_files("alice", metadata={"entrant": "llm-api", "method": "m", "model": "gpt"}),
+        "invalid-metadata", "reserved for the platform's own runs"),
     "metadata naming someone else": (
         code_files("alice", metadata={"participant": "bob", "entrant": "human"}),
         "invalid-metadata", "bob"),

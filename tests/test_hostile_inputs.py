@@ -283,7 +283,7 @@ def test_crlf_is_still_fine(regression: Path, tmp_path: Path, capsys: Any) -> No
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("--participant", "not_a_login", "participant: 'not_a_login' is not a GitHub login"),
+    ("--participant", "not_a_login", "'not_a_login' is neither a GitHub login"),
     ("--method", "\u200b \u200b", "method: must contain a visible character"),
     ("--notes", "x" * 3000, "notes: String should have at most 2000 characters"),
 ])

@@ -57,7 +57,7 @@ def test_scripted_agent_repairs_itself_and_lands_a_ledger_row(keypair, demo_comp
     assert "scored scripted-agent x demo-cancer-knn" in capsys.readouterr().out
     [row] = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
     assert (row["entrant"], row["participant"], row["model"]) == (
-        "llm-agent", "agent-scripted-agent", "scripted-agent")
+        "llm-agent", "agent:scripted-agent", "scripted-agent")
     assert row["declared"]["llm"]["repair_depth"] == 1
     assert row["declared"]["llm"]["provider"] == "agent:python agent.py"
 

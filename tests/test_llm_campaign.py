@@ -46,7 +46,7 @@ def test_recorded_campaign_resumes_and_replays_to_the_same_ledger_rows(
                      "--ledger", str(tmp_path / "live.jsonl"))
     assert main(live) == 0
     rows = _rows(tmp_path / "live.jsonl")
-    assert sorted(r["participant"] for r in rows) == ["llm-model-a", "llm-model-b"]
+    assert sorted(r["participant"] for r in rows) == ["llm:model-a", "llm:model-b"]
     assert len(llm.requests) == 3
     assert API_KEY not in "".join(p.read_text() for p in recordings.iterdir())
     err = capsys.readouterr().err
@@ -99,7 +99,7 @@ def test_sealed_without_key_then_scored_by_the_merge_step(keypair, demo_competit
     assert main(["llm", "score", "--runs", str(runs), "--private-key",
                  str(keypair["private_path"]), "--ledger", str(ledger)]) == 0
     [row] = _rows(ledger)
-    assert row["participant"] == "llm-good"
+    assert row["participant"] == "llm:good"
     assert "2 run(s): 1 failed, 1 scored" in capsys.readouterr().out
     report = build_report(runs)
     assert report["models"]["silent"]["run_failure_modes"] == {"response_format": 1}

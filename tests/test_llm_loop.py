@@ -70,7 +70,7 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
     [row] = _ledger(tmp_path)
     assert row["scores"] == human.scores
     assert (row["entrant"], row["model"], row["participant"]) == (
-        "llm-api", MODEL, "llm-acme-coder-1-5")
+        "llm-api", MODEL, "llm:acme-coder-1.5")
     llm_meta = row["declared"]["llm"]
     assert llm_meta["provider"] == "openai-compatible" and llm_meta["repair_depth"] == 0
     assert llm_meta["prompt_hash"] == template_hash(get_variant("frozen"))

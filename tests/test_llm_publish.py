@@ -59,7 +59,7 @@ def test_score_then_publish_lands_rows_on_origin(keypair, demo_competition, tmp_
                              "main:leaderboard/ledger.jsonl"], capture_output=True, text=True,
                             check=True).stdout
     [published] = [json.loads(line) for line in ledger.splitlines()]
-    assert published == row and published["participant"] == "llm-m1"
+    assert published == row and published["participant"] == "llm:m1"
     stored = subprocess.run(["git", "--git-dir", str(origin), "show",
                              f"main:leaderboard/envelopes/{row['digest']}.jwe"],
                             capture_output=True, check=True).stdout
@@ -68,7 +68,7 @@ def test_score_then_publish_lands_rows_on_origin(keypair, demo_competition, tmp_
     page = subprocess.run(["git", "--git-dir", str(origin), "show",
                            f"main:leaderboard/{competition.name}.md"], capture_output=True,
                           text=True, check=True).stdout
-    assert "llm\\-m1" in page or "llm-m1" in page
+    assert "llm\\:m1" in page or "llm:m1" in page
     # idempotent: publishing again records nothing
     assert main(["llm", "publish", "--runs", str(runs / "wf"), "--rows", str(rows),
                  "--root", str(work)]) == 0
@@ -104,4 +104,5 @@ def test_a_run_claiming_a_human_identity_is_rejected_before_decryption(
                  "--participant", "alice", "--provider", "replay", "--recordings",
                  str(tmp_path), "--public-key", str(keypair["public_path"]), "--no-score",
                  "--runs", str(runs)]) == 2
-    assert "must start with llm- or agent-" in capsys.readouterr().err
+    assert ("LLM-track participants are named llm:<model> or agent:<model>"
+            in capsys.readouterr().err)

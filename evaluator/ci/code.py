@@ -75,7 +75,7 @@ from evaluator.render import environment
 
 SHA1 = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
 SHA256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
-PR_ENTRANTS = ("human", "llm-api", "llm-agent")  # "baseline" is the platform's own kind
+PR_ENTRANTS = ("human",)  # other kinds are the platform's own runs (evaluator.identity)
 METADATA = "metadata.json"
 CODE_PATH = re.compile(r"competitions/([^/]+)/submissions/([^/]+)/(.+)")
 SOLUTION_PATH = re.compile(r"solutions/([^/]+)\.py")
@@ -98,8 +98,8 @@ CODE_HINTS = {
     "too-large": "Solutions are short programs: keep each file under 64 KiB and all of them "
                  "under 512 KiB (no embedded data).",
     "invalid-solution": "Save each solution as UTF-8 Python source.",
-    "invalid-metadata": "Fix metadata.json: an object with `entrant` (`human`, `llm-api` or "
-                        "`llm-agent`), `method` and, for LLM entrants, `model`.",
+    "invalid-metadata": "Fix metadata.json: an object with `method` (and optionally `model`, "
+                        "`team`, `notes`); a pull request is always entrant `human`.",
     "copied": "Submit solutions you wrote yourself; these exact files were already submitted "
               "by another participant.",
 }
@@ -253,16 +253,20 @@ class CodeMetadata(BaseModel):
 
     model_config = STRICT
     participant: Text | None = None
-    entrant: Literal["human", "llm-api", "llm-agent"] = "human"
+    entrant: str = "human"
     method: Text = ""
     model: Text = ""
     team: Text = ""
     notes: Annotated[str, Field(max_length=2000)] = ""
 
     @model_validator(mode="after")
-    def _llm_needs_model(self) -> CodeMetadata:
-        if self.entrant.startswith("llm") and not self.model:
-            raise ValueError(f"entrant {self.entrant!r} needs 'model' (the LLM model id)")
+    def _human_only(self) -> CodeMetadata:
+        """A pull request is a human's: LLM and baseline rows come from the platform's own
+        runs only, so nobody can pose as an LLM and taint the human-vs-LLM comparison."""
+        if self.entrant != "human":
+            raise ValueError(f"entrant {self.entrant[:40]!r} is reserved for the platform's own "
+                             "runs; a pull request always submits as 'human' (describe any "
+                             "LLM help in 'method' or 'notes')")
         return self
 
 

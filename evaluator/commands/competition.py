@@ -221,16 +221,16 @@ def baseline_rows(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[dic
     from evaluator.ranking import standings
 
     found = [e.row for e in standings(spec, rows) if e.row.get("entrant") == "baseline"]
-    return sorted(found, key=lambda r: (r["participant"] != "baseline-gnn", r["participant"]))
+    return sorted(found, key=lambda r: (r["participant"] != "baseline:gnn", r["participant"]))
 
 
 def verdict(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str:
     """One sentence: does the GNN baseline beat the features-only one on the ranking score?"""
     by = {r["participant"]: r for r in rows}
-    if "baseline-gnn" not in by or "baseline-nongraph" not in by:
+    if "baseline:gnn" not in by or "baseline:nongraph" not in by:
         return ""
     name = spec.primary_score
-    gnn, flat = by["baseline-gnn"]["scores"][name], by["baseline-nongraph"]["scores"][name]
+    gnn, flat = by["baseline:gnn"]["scores"][name], by["baseline:nongraph"]["scores"][name]
     gain = (gnn - flat) if spec.higher_is_better(name) else (flat - gnn)
     both = f"(`{name}` {gnn:.4f} for the GNN against {flat:.4f} without the graph)"
     if gain > 0.005:

@@ -21,28 +21,27 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import envelope
 from evaluator.errors import ConfigError, Rejection
+from evaluator.identity import entrant_of, platform_participant
 from evaluator.ledger import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
-from evaluator.metadata import LLMRun, Metadata, check_login, dump_metadata, parse_metadata
+from evaluator.metadata import LLMRun, Metadata, dump_metadata, parse_metadata
 from evaluator.paths import competitions_dir
 from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
 from evaluator.spec import CompetitionSpec
 
 SUBMISSION_DIR = "submission"
-MAX_LOGIN = 39
-LLM_PREFIXES = ("llm-", "agent-")
+MAX_NAME = 64
+LLM_PREFIXES = ("llm:", "agent:")
 
 
 def participant_for(model: str, entrant: str) -> str:
-    """A ledger participant name for a model: `llm-<model>` or `agent-<model>`, shaped like a
-    GitHub login (letters, digits, single hyphens, at most 39 characters)."""
-    prefix = "agent" if entrant == "llm-agent" else "llm"
-    body = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-") or "model"
-    name = f"{prefix}-{body}"
-    if len(name) > MAX_LOGIN:
+    """A ledger participant name for a model: `llm:<model>` or `agent:<model>`, a namespace
+    no GitHub login can take (evaluator.identity)."""
+    body = re.sub(r"[^a-z0-9._-]+", "-", model.lower()).strip("-._") or "model"
+    if len(body) > MAX_NAME:
         digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:6]
-        name = name[:MAX_LOGIN - 7].rstrip("-") + "-" + digest
-    return check_login(name)
+        body = body[:MAX_NAME - 7].rstrip("-._") + "-" + digest
+    return platform_participant("llm-agent" if entrant == "llm-agent" else "llm-api", body)
 
 
 def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
@@ -122,15 +121,14 @@ def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: 
 
 
 def check_llm_participant(name: str) -> str:
-    """LLM-track participants are named llm-* / agent-*, so a campaign can never submit in a
+    """LLM-track participants are named llm:* / agent:*, so a campaign can never submit in a
     human's name (anyone can seal for any participant with the public key)."""
-    if not name.lower().startswith(LLM_PREFIXES):
-        raise ConfigError(f"participant {name!r}: LLM-track participants must start with "
-                          f"{' or '.join(LLM_PREFIXES)}")
-    try:
-        return check_login(name)
-    except ValueError as err:
-        raise ConfigError(f"participant: {err}") from None
+    kind = entrant_of(name)
+    if kind not in ("llm-api", "llm-agent"):
+        raise ConfigError(f"participant {name!r}: LLM-track participants are named "
+                          f"{' or '.join(p + '<model>' for p in LLM_PREFIXES)} (lower-case "
+                          "letters, digits, '.', '_', '-')")
+    return name
 
 
 def _check_llm_identity(folder: Path, participant: str) -> None:
