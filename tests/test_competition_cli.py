@@ -212,13 +212,13 @@ def test_baseline_run_smoke_records_both_baselines_on_a_temporary_ledger(built, 
     gnn = next(r for r in rows if r["participant"] == "baseline:gnn")
     assert gnn["declared"]["gnn_only"] is True and "GCN" in gnn["method"]
     board = (ledger.parent / f"{SLUG}.md").read_text(encoding="utf-8")
-    assert "baseline-gnn" in board and "baseline-nongraph" in board
+    assert "baseline:gnn" in board and "baseline:nongraph" in board
     # a temporary ledger never rewrites the committed README ...
     assert (built / "README.md").read_bytes() == readme_before
     # ... but the README rendered from it shows both baselines and the comparison
     assert gnncb(["competition", "readme", str(built), "--ledger", str(ledger)]) == 0
     text = (built / "README.md").read_text(encoding="utf-8")
-    assert "baseline-nongraph" in text and "The graph" in text
+    assert "baseline:nongraph" in text and "The graph" in text
 
 
 def test_scaffolded_scripts_are_lint_clean(scaffolded):

@@ -58,7 +58,7 @@ def test_participant_and_maintainer_flow(shared_secrets, predictions, tmp_path, 
                        "--out", tmp_path / "lb")
     assert code == 0, err
     page = (tmp_path / "lb" / "gnn-cora.md").read_text()
-    assert "baseline-gnn" in page and "octocat" in page
+    assert "baseline:gnn" in page and "octocat" in page
     code, out, _ = run(capsys, "competition", "lint", CORA, "--private-key",
                        shared_secrets / "deploy-private.pem")
     assert code == 0 and "OK" in out
@@ -67,4 +67,4 @@ def test_participant_and_maintainer_flow(shared_secrets, predictions, tmp_path, 
 def test_committed_leaderboard_has_the_gnn_baseline_on_top():
     page = (REPO / "leaderboard" / "gnn-cora.md").read_text()
     first = next(line for line in page.splitlines() if line.startswith("| 1 |"))
-    assert "baseline-gnn" in first
+    assert "baseline:gnn" in first
