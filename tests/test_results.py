@@ -349,3 +349,30 @@ def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
     found = " | ".join(conformance.check_row(spec, hot)["deviations"])
     assert "temperature 0.9" in found and "50,000 output tokens" in found
     assert "no seed sent" in found
+
+
+def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
+    from evaluator.render import competition_page
+
+    spec = load_spec(COMPETITIONS / "park-gnn")
+
+    def iv(low, high):
+        return {"macro_f1": {"low": low, "high": high, "level": 0.95, "resamples": 2000,
+                             "method": "bootstrap-percentile", "unit": "clusters", "n": 39,
+                             "clusters": 6, "cluster_name": "speakers", "small": True}}
+
+    rows = [_row(1, "park-gnn", "alice", {"macro_f1": 1.0, "accuracy": 1.0}),
+            _row(2, "park-gnn", "bob", {"macro_f1": 0.954, "accuracy": 0.97}),
+            _row(3, "park-gnn", "carol", {"macro_f1": 0.5, "accuracy": 0.6},
+                 declared={**PROTOCOL_HUMAN, "tuning_runs": 40})]
+    rows[0]["intervals"], rows[1]["intervals"] = iv(0.6, 1.0), iv(0.48, 1.0)
+    rows[2]["intervals"] = iv(0.2, 0.45)
+    page = competition_page(spec, rows)
+    lines = {line.split("|")[2].strip(): line for line in page.splitlines()
+             if line.startswith("| ") and "park" not in line and "rank" not in line}
+    assert "1 ≈" in lines["alice"] and "[0.600, 1.000]" in lines["alice"]
+    assert "2 ≈" in lines["bob"] and "[0.480, 1.000]" in lines["bob"]
+    assert "≈" not in lines["carol"].split("|")[1]  # [0.2, 0.45] overlaps neither
+    assert "✗ 40 tuning runs (at most 5)" in lines["carol"]
+    assert "2000 resamples of speakers (6 in the test set)" in page
+    assert "Small test set" in page
