@@ -76,7 +76,7 @@ class Limits:
 
     wall_seconds: float = 60.0
     cpu_seconds: float | None = None  # RLIMIT_CPU of every process in the tree
-    memory_bytes: int | None = 2 * 1024**3  # RLIMIT_DATA per process (see docs/sandbox.md)
+    memory_bytes: int | None = 2 * 1024**3  # RLIMIT_AS (and RLIMIT_DATA) per process
     max_processes: int | None = 64  # RLIMIT_NPROC of the run's own uid (threads count too)
     output_bytes: int = 64 * 1024  # tail of stdout/stderr kept; more is drained and dropped
     file_size_bytes: int | None = 1024**3  # RLIMIT_FSIZE

@@ -174,8 +174,17 @@ def test_standard_library_only_under_a_non_editable_install(tmp_path: Path,
     # dependencies (and the build backend) from this environment; the project itself is not
     # on that path, so the copy pip installs is the only `evaluator`
     (site_dir / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # build from a copy: pip builds in the source tree, and a test must not write into the repo
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(repo / "evaluator", src / "evaluator",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (repo / name).is_file():
+            shutil.copy(repo / name, src / name)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
-                    "install", "-q", "--no-deps", "--no-build-isolation", str(repo)],
+                    "install", "-q", "--no-deps", "--no-build-isolation", str(src)],
                    check=True, cwd=tmp_path, stdout=subprocess.DEVNULL)
     solutions = tmp_path / "solutions"
     solutions.mkdir()
