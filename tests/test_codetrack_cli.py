@@ -16,6 +16,8 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.codetrack.cases import CaseSet, make_plan
+from evaluator.codetrack.costmodel import model_seconds
+from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.problem import all_problems
 from evaluator.codetrack.report import significance
 from evaluator.ledger import Ledger
@@ -41,12 +43,10 @@ def read_lines(path: Path) -> list[str]:
         return fh.read().splitlines()
 
 
-def content(path: Path) -> list[dict]:
-    """A set's cases without the reference's measured time (the one machine-dependent field)."""
-    rows = [json.loads(line) for line in read_lines(path)]
-    for row in rows:
-        assert row.pop("ref_seconds") >= 0
-    return rows
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of a case-set folder, by relative path, as raw bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
 
 
 def test_paper_plan_mirrors_the_published_breakdown() -> None:
@@ -64,16 +64,21 @@ def test_paper_plan_mirrors_the_published_breakdown() -> None:
 
 
 def test_generate_is_deterministic_and_records_provenance(tmp_path: Path, capsys) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    for out in (a, b):
+    a, b = tmp_path / "a" / "twin", tmp_path / "b" / "twin"  # a set is named after its folder
+    for out, jobs in ((a, "1"), (b, "2")):
         assert run("code", "generate", "--per-cell", "2", "--problems", "lc207,lc2685",
-                   "--jobs", "1", "--out", out) == 0
+                   "--jobs", jobs, "--out", out) == 0
     assert "cases over 2 problems" in capsys.readouterr().out
-    for pid in ("lc207", "lc2685"):
-        assert content(a / "cases" / f"{pid}.jsonl.gz") == content(
-            b / "cases" / f"{pid}.jsonl.gz")
-        assert read_lines(a / "cases" / f"{pid}.args.gz") == read_lines(
-            b / "cases" / f"{pid}.args.gz")
+    # byte-identical: manifest, metadata (answers, statistics, limits) and arguments
+    files = tree_bytes(a)
+    assert set(files) == {"manifest.json", *(f"cases/{pid}.{ext}" for pid in ("lc207", "lc2685")
+                                             for ext in ("jsonl.gz", "args.gz"))}
+    assert files == tree_bytes(b)
+    config = JudgeConfig()
+    for case in CaseSet(a).cases("lc2685"):
+        # the stored limit is the one the judge applies, from the cost model of the input
+        assert case.limit_seconds == config.case_seconds(case) >= config.timeout_floor
+        assert case.ref_seconds == model_seconds("lc2685", case.args_json())
     case = json.loads(read_lines(a / "cases" / "lc2685.jsonl.gz")[0])
     assert {"seed", "category", "subcategory", "stats", "expected"} <= set(case)
     assert {"nodes", "edges", "avg_degree", "degree_variance"} <= set(case["stats"])

@@ -23,20 +23,20 @@ from __future__ import annotations
 import copy
 import gzip
 import hashlib
+import io
 import json
 import os
 import random
 import shutil
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from evaluator import __version__
+from evaluator.codetrack.costmodel import limit_seconds, model_seconds
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
@@ -219,8 +219,11 @@ class Case:
     cell: str = ""  # "<category>/<sub-category>"; upstream "<file>/<key>" for imported cases
     seed: int | None = None
     attempt: int = 0  # draws rejected by the generator or the problem before this one
-    stats: dict[str, Any] | None = None  # graph_stats of the generated graph
-    ref_seconds: float | None = None  # reference solution's wall time, calibrates timeouts
+    stats: dict[str, Any] | None = None  # inputgraph.input_stats of the input as received
+    # the reference's modelled CPU time (costmodel.py: deterministic, from the input's size);
+    # the judge derives the case's time limit from it
+    ref_seconds: float | None = None
+    limit_seconds: float | None = None  # that limit under the judge's default configuration
     label: Any = None  # the published label (imported cases)
     has_label: bool = False
     flag: str = ""  # why the published label is known to be wrong ("" = not flagged)
@@ -250,6 +253,13 @@ class Case:
         return cls(**fields)
 
 
+def _deterministic_gzip(raw: BinaryIO) -> io.TextIOWrapper:
+    """A text stream gzip-compressed into `raw` with no timestamp and no file name in the
+    header, so the same cases give the same bytes (a set is byte-identical across runs)."""
+    packed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0)
+    return io.TextIOWrapper(packed, encoding="utf-8", newline="\n")
+
+
 class CaseWriter:
     """Writes one problem's cases as two aligned gzip files, whole or not at all:
     `<problem>.jsonl.gz` (metadata, expected answer, label) and `<problem>.args.gz` (one JSON
@@ -258,8 +268,8 @@ class CaseWriter:
     def __init__(self, meta_path: Path) -> None:
         self.paths = (Path(meta_path), args_path(Path(meta_path)))
         # closed in __exit__; a `with` block here would close them before any write
-        self.handles = [gzip.open(str(p) + ".part", "wt", encoding="utf-8",  # noqa: SIM115
-                                  compresslevel=3) for p in self.paths]
+        self.raw = [Path(str(p) + ".part").open("wb") for p in self.paths]  # noqa: SIM115
+        self.handles = [_deterministic_gzip(raw) for raw in self.raw]
 
     def write(self, case: Case) -> None:
         self.handles[0].write(case.meta_json() + "\n")
@@ -269,8 +279,9 @@ class CaseWriter:
         return self
 
     def __exit__(self, kind: Any, *_: Any) -> None:
-        for handle in self.handles:
-            handle.close()
+        for handle, raw in zip(self.handles, self.raw, strict=True):
+            handle.close()  # writes the gzip trailer; GzipFile leaves `raw` open
+            raw.close()
         for path in self.paths:
             part = Path(str(path) + ".part")
             if kind is None:
@@ -375,7 +386,7 @@ def code_digest() -> str:
     """
     base = Path(__file__).resolve().parent
     files = [base / "graphgen.py", base / "problem.py", base / "checkers.py",
-             base / "importer.py"]
+             base / "importer.py", base / "costmodel.py", base / "inputgraph.py"]
     files += sorted((base / "problems").glob("*.py"))
     h = hashlib.sha256()
     for path in files:
@@ -392,8 +403,14 @@ def seed_from_digest(digest: str) -> int:
 def generate_case(
     problem: Problem, category: str, subcategory: str, index: int, base_seed: int
 ) -> tuple[Case | None, list[str]]:
-    """Draw one case; (None, reasons) when MAX_ATTEMPTS draws give no usable graph."""
-    from evaluator.codetrack.graphgen import case_seed, generate_graph, graph_stats, sample_n
+    """Draw one case; (None, reasons) when MAX_ATTEMPTS draws give no usable graph.
+
+    A draw is used only when the input the builder makes from it still has the cell's
+    sub-category (builders reshape graphs: planting a judge connects a disconnected one);
+    the case's statistics are measured on that input too (inputgraph.py).
+    """
+    from evaluator.codetrack.graphgen import case_seed, generate_graph, sample_n
+    from evaluator.codetrack.inputgraph import input_graph, input_stats, subcategory_holds
 
     reasons: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
@@ -409,20 +426,21 @@ def generate_case(
             continue
         if G is None or args is None:
             continue
-        started = time.perf_counter()
+        received = input_graph(problem.id, args)
+        if not subcategory_holds(subcategory, received):
+            continue  # the input lost the cell's property: draw again
         try:
             expected = problem.reference(**copy.deepcopy(args))
         except Exception as exc:  # a reference bug: report it, never store a wrong case
             reasons.append(f"seed {seed}: reference raised {type(exc).__name__}: {exc}")
             continue
-        elapsed = time.perf_counter() - started
         expected = json.loads(json.dumps(expected))  # tuples -> lists, as judged
         verdict = problem.checker(args, expected, expected)
         if not verdict.ok:  # the reference's own answer must pass its checker
             reasons.append(f"seed {seed}: the checker rejects the reference's answer "
                            f"({verdict.reason})")
             continue
-        stats = {k: v for k, v in graph_stats(G).items() if k != "directed"}
+        stats = input_stats(received)
         cell = f"{category}/{subcategory}"
         return (
             Case(
@@ -438,11 +456,19 @@ def generate_case(
                 seed=seed,
                 attempt=attempt,
                 stats=stats,
-                ref_seconds=round(elapsed, 6),
+                **case_limits(problem.id, args),
             ),
             reasons,
         )
     return None, reasons
+
+
+def case_limits(problem_id: str, args: Mapping[str, Any]) -> dict[str, float]:
+    """`ref_seconds` and `limit_seconds` of a case from the cost model (never a stopwatch, so
+    two generations of one seed get the same limits)."""
+    text = json.dumps(args, separators=(",", ":"), allow_nan=False)
+    ref = model_seconds(problem_id, text)
+    return {"ref_seconds": ref, "limit_seconds": limit_seconds(ref)}
 
 
 def _generate_problem(
@@ -511,7 +537,6 @@ def generate_case_set(
             **settings,
             "code_digest": code_digest(),
             "gnncb_version": __version__,
-            "created": datetime.now(UTC).replace(microsecond=0).isoformat(),
             "problems": {},
             "total": 0,
         }

@@ -45,6 +45,7 @@ from evaluator.codetrack.cases import (
     CaseSet,
     CaseWriter,
     args_path,
+    case_limits,
     code_digest,
     map_published_cell,
     select_problems,
@@ -277,7 +278,7 @@ def _case(problem: Problem, pc: Any, direction: str, a: Assessment, cls: str) ->
         has_expected=a.has_truth,
         source="grapheval36k",
         cell=pc.cell,
-        ref_seconds=a.ref_seconds,
+        **case_limits(problem.id, a.args),  # the cost model's, never the stopwatch's
         label=_json(pc.label),
         has_label=True,
         flag=f"{cls}: {a.kind}: {a.detail}" if a.kind else "",

@@ -106,7 +106,8 @@ def one_arc_per_node(
 
     A node without outgoing arcs gets -1 when `sinks == "none"`; with `sinks == "reverse"` it
     gets one of its in-neighbours (a reversed arc), or any other node if it is isolated. With
-    `keep_a_cycle`, a directed cycle of G (if any) is kept, so cyclic graphs stay cyclic.
+    `keep_a_cycle`, a directed cycle of G (if any) is kept, so cyclic graphs stay cyclic. Half
+    of the weakly connected graphs are made connected inputs (`_point_towards`).
     """
     D = as_digraph(G)
     n = D.number_of_nodes()
@@ -118,18 +119,50 @@ def one_arc_per_node(
         elif sinks == "reverse":
             tails = sorted(D.predecessors(u))
             edges[u] = rng.choice(tails) if tails else rng.choice([v for v in range(n) if v != u])
+    cycle: list[tuple[int, int]] = []
     if keep_a_cycle and not nx.is_directed_acyclic_graph(D):
         starts = list(range(n))
         rng.shuffle(starts)
         for start in starts:
             try:
-                cycle = nx.find_cycle(D, source=start)
+                cycle = list(nx.find_cycle(D, source=start))
             except nx.NetworkXNoCycle:
                 continue
             for u, v in cycle:
                 edges[u] = v
             break
+    # Half the weakly connected draws become connected inputs: one arc per node rarely
+    # connects a graph, so a "connected" cell would otherwise hardly ever be one.
+    if n > 1 and nx.is_weakly_connected(D) and rng.random() < 0.5:
+        _point_towards(D, edges, [u for u, _ in cycle], sinks, rng)
     return edges
+
+
+def _point_towards(D: nx.DiGraph, edges: list[int], core: list[int], sinks: str,
+                   rng: random.Random) -> None:
+    """Re-point every node outside `core` (a kept cycle, else one random root) at its parent
+    in a breadth-first tree of D's undirected shape grown from the core, so the one-arc-per-
+    node graph is weakly connected. A root without a cycle gets -1 (`sinks == "none"`) or
+    points at a neighbour, closing a cycle of two."""
+    shadow = D.to_undirected(as_view=True)
+    roots = core or [rng.randrange(D.number_of_nodes())]
+    parent = dict.fromkeys(roots, -1)
+    frontier = list(roots)
+    while frontier:
+        following = []
+        for u in frontier:
+            around = sorted(shadow.neighbors(u))
+            rng.shuffle(around)
+            for v in around:
+                if v not in parent:
+                    parent[v] = u
+                    edges[v] = u
+                    following.append(v)
+        frontier = following
+    if not core:
+        root = roots[0]
+        around = sorted(shadow.neighbors(root))
+        edges[root] = -1 if sinks == "none" else rng.choice(around)
 
 
 # ----------------------------------------------------------------------------- course schedules
@@ -145,12 +178,23 @@ def course_pairs_in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def course_pairs_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`."""
+    """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`.
+
+    Drawn digraphs of most cells have a directed cycle, so half the inputs use the DAG view
+    (same shape; the generator drops it where a cyclic cell needs a cycle). One input in ten
+    gets a self-pair `[a, a]` (a course that requires itself: never feasible) and one in ten a
+    repeated pair, both of which the statement allows."""
     D = as_digraph(G)
-    return {
-        "numCourses": D.number_of_nodes(),
-        "prerequisites": arc_list(D.edges(), rng, flip=True),
-    }
+    if rng.random() < 0.5:
+        D = dag_view(G, rng)
+    pairs = arc_list(D.edges(), rng, flip=True)
+    n = D.number_of_nodes()
+    if rng.random() < 0.1:
+        a = rng.randrange(n)
+        pairs.insert(rng.randint(0, len(pairs)), [a, a])
+    if pairs and rng.random() < 0.1:
+        pairs.insert(rng.randint(0, len(pairs)), list(rng.choice(pairs)))
+    return {"numCourses": n, "prerequisites": pairs}
 
 
 # ----------------------------------------------------------------------------- plain DAG inputs

@@ -11,7 +11,12 @@ import networkx as nx
 
 from evaluator.codetrack.checkers import Verdict
 from evaluator.codetrack.problem import Problem, register
-from evaluator.codetrack.problems.directed_common import TYPING_IMPORT, as_digraph, is_int
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    as_digraph,
+    is_int,
+    skip_subcategories,
+)
 
 STATEMENT = """\
 `pairs` is a list of distinct pairs `[start, end]` of integers. Rearrange them into a list in
@@ -151,6 +156,9 @@ PROBLEM = register(
         checker=check_arrangement,
         build_case=build_case,
         field_map={"graphs": "pairs"},
+        skipped_cells=skip_subcategories(
+            ["disconnected"], "the pairs of an Eulerian trail are one weakly connected graph "
+            "(the nodes are the ids that occur in a pair), so no input is disconnected"),
         label_status=(
             "label-wrong: 500 of 700 published inputs admit no arrangement; their labels are "
             "fragments of a stuck trail search; drop or regenerate them"

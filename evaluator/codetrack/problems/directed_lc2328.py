@@ -11,7 +11,12 @@ import networkx as nx
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
-from evaluator.codetrack.problems.directed_common import TYPING_IMPORT, as_digraph, is_int
+from evaluator.codetrack.problems.directed_common import (
+    TYPING_IMPORT,
+    as_digraph,
+    is_int,
+    skip_subcategories,
+)
 
 STATEMENT = """\
 `grid` is a rectangular grid of positive integers with `m` rows and `k` columns. A walk is a
@@ -64,7 +69,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Cells are the graph's nodes, laid out in random order on an m x k grid (m*k <= n, m
     between 2 and sqrt(n)). A node's value is 1 + its in-degree + the number of other nodes
     with a directed path to it, so nodes deep in the graph get large values. None when all
-    values are equal (complete or regular digraphs), which would make the answer just m*k."""
+    values are equal (complete or regular digraphs), which would make the answer just m*k.
+    A disconnected drawn graph cuts the grid's corner off (see below)."""
     D = as_digraph(G)
     n = D.number_of_nodes()
     if n < 4:
@@ -87,6 +93,10 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     nodes = list(range(n))
     rng.shuffle(nodes)
     grid = [[value[nodes[r * cols + c]] for c in range(cols)] for r in range(rows)]
+    if not nx.is_weakly_connected(D):
+        # a disconnected drawn graph gives a disconnected grid: the corner and its two side
+        # neighbours hold one value, and no move joins equal values, so the corner is cut off
+        grid[0][0] = grid[1][0] = grid[0][1]
     return {"grid": grid}
 
 
@@ -107,10 +117,12 @@ PROBLEM = register(
         build_case=build_case,
         field_map={"graphs": "grid"},
         skipped_cells={
-            f"{cat}/{sub}": "every node has the same in-degree and reaches every other node, so "
-            "every cell would hold the same value"
-            for cat in ("complete", "regular")
-            for sub in ("connected", "cyclic")
+            **skip_subcategories(
+                ["cyclic"], "the solution's graph is the grid's moves towards larger values, "
+                "which never form a cycle (sub-categories are measured on that graph)"),
+            **{f"{cat}/connected": "every node has the same in-degree and reaches every other "
+               "node, so every cell would hold the same value"
+               for cat in ("complete", "regular")},
         },
         label_status="no-data: every upstream file was >= 4 MiB and is not in shared/",
         notes=(

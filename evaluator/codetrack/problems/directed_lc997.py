@@ -63,20 +63,26 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Starting from the graph's arcs, plant a judge in 60 % of the cases, and a near-judge
-    (one truster missing, or the candidate trusting someone) in 25 %; 15 % stay as drawn."""
+    (one truster missing, or the candidate trusting someone) in 25 %; 15 % stay as drawn.
+
+    A judge is trusted by everyone, so it would connect a disconnected graph: on one, the
+    candidate is planted inside one weak component only (a judge of its component, not of
+    everyone), which keeps the input disconnected and the answer -1 as it must be."""
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = set(D.edges())
     roll = rng.random()
     if roll < 0.85:
-        judge = rng.randrange(n)
+        parts = sorted((sorted(c) for c in nx.weakly_connected_components(D)), key=len)
+        people = parts[-1] if len(parts) > 1 and len(parts[-1]) > 1 else list(range(n))
+        judge = rng.choice(people)
         arcs = {(a, b) for a, b in arcs if a != judge}
-        arcs |= {(a, judge) for a in range(n) if a != judge}
+        arcs |= {(a, judge) for a in people if a != judge}
         if roll >= 0.6:
             if rng.random() < 0.5:
-                arcs.discard((rng.choice([a for a in range(n) if a != judge]), judge))
+                arcs.discard((rng.choice([a for a in people if a != judge]), judge))
             else:
-                b = rng.choice([x for x in range(n) if x != judge])
+                b = rng.choice([x for x in people if x != judge])
                 arcs.add((judge, b))
     return {"n": n, "trust": arc_list(sorted(arcs), rng)}
 

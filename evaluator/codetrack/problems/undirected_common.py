@@ -199,3 +199,38 @@ def simple_graph_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     if H.number_of_nodes() < 1:
         return None
     return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
+
+
+# ----------------------------------------------------------------------------- answer diversity
+# Why: the drawn graphs of most cells are connected, non-bipartite and full of odd degrees, so
+# many problems' answers are one constant on most cases (lc1971 True on 91 %). Builders use
+# these reshapings, each with a probability, and the generator keeps a draw only when the
+# reshaped input still has its cell's sub-category (so "connected" cells stay connected).
+
+
+def carve(H: nx.Graph, rng: random.Random, largest: int | None = None) -> list[int]:
+    """Cut a breadth-first ball of 1..`largest` (default n/2) nodes off the rest of `H` by
+    removing every edge that crosses it; returns the ball. Cycles and forests inside either
+    side survive, so cyclic and acyclic inputs usually keep their sub-category."""
+    n = H.number_of_nodes()
+    if n < 2:
+        return []
+    size = rng.randint(1, max(1, min(largest or n // 2, n - 1)))
+    start = rng.randrange(n)
+    ball = [start, *(v for _, v in nx.bfs_edges(H, start))][:size]
+    inside = set(ball)
+    H.remove_edges_from([(u, v) for u, v in list(H.edges()) if (u in inside) != (v in inside)])
+    return ball
+
+
+def make_bipartite(H: nx.Graph) -> None:
+    """Remove every edge inside a breadth-first layer parity class: the BFS forest's edges
+    always join the two classes, so connectivity is kept and the graph becomes bipartite."""
+    colour: dict[int, int] = {}
+    for root in sorted(H.nodes()):
+        if root in colour:
+            continue
+        colour[root] = 0
+        for u, v in nx.bfs_edges(H, root):
+            colour[v] = 1 - colour[u]
+    H.remove_edges_from([(u, v) for u, v in list(H.edges()) if colour[u] == colour[v]])

@@ -12,6 +12,7 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    carve,
     component_sizes,
     edge_list,
     is_simple,
@@ -51,9 +52,13 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Half the inputs get a ball of nodes cut off (`carve`): connected drawn graphs would
+    otherwise always answer 0 and forests -1."""
     H = relabel(G)
     if H.number_of_nodes() < 1:
         return None
+    if rng.random() < 0.5:
+        carve(H, rng)
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 
@@ -74,6 +79,7 @@ PROBLEM = register(
         build_case=build_case,
         field_map={"numCourse": "n", "graphs": "connections"},
         label_status="consistent",
-        notes="Forest cells are constant -1 and connected cells constant 0; only cyclic vary.",
+        notes="Published forest cells are constant -1 and connected cells constant 0; "
+        "generated inputs cut a ball of nodes off half the time, so answers vary.",
     )
 )

@@ -13,6 +13,7 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
+    carve,
     edge_list,
     ids_in_range,
     relabel,
@@ -58,13 +59,23 @@ def adapt_published(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Ends are drawn at random; one case in ten asks about a node and itself."""
+    """Half the inputs get a ball of nodes cut off (`carve`), so ends can be apart outside
+    the disconnected cells too. On a disconnected input the destination lies in another
+    component half the time; one case in ten asks about a node and itself."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1:
         return None
+    if rng.random() < 0.5:
+        carve(H, rng)
     source = rng.randrange(n)
-    destination = source if n == 1 or rng.random() < 0.1 else rng.randrange(n)
+    apart = sorted(set(range(n)) - nx.node_connected_component(H, source))
+    if n == 1 or rng.random() < 0.1:
+        destination = source
+    elif apart and rng.random() < 0.5:
+        destination = rng.choice(apart)
+    else:
+        destination = rng.randrange(n)
     return {"n": n, "edges": edge_list(H, rng), "source": source, "destination": destination}
 
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+import networkx as nx
+
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     SIMPLE_GRAPH_CONTRACT,
     TYPING_IMPORT,
+    carve,
     component_sizes,
-    simple_graph_case,
+    edge_list,
+    relabel,
     simple_graph_in_contract,
 )
 
@@ -38,7 +45,15 @@ def count_unreachable_pairs(n: int, edges: list[list[int]]) -> int:
 
 # The shared simple-graph contract and builder, under the names the problem modules use.
 in_contract = simple_graph_in_contract
-build_case = simple_graph_case
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """`n` and the drawn graph's edges; half the inputs get a ball of nodes cut off (see
+    `carve`), so unreachable pairs occur outside the disconnected cells too."""
+    H = relabel(G)
+    if H.number_of_nodes() < 1:
+        return None
+    if rng.random() < 0.5:
+        carve(H, rng)
+    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
 
 
 PROBLEM = register(

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from collections import deque
+from typing import Any
+
+import networkx as nx
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
@@ -11,7 +15,10 @@ from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
     adjacency,
-    simple_graph_case,
+    carve,
+    edge_list,
+    make_bipartite,
+    relabel,
     simple_graph_in_contract,
 )
 
@@ -72,7 +79,17 @@ def magnificent_sets(n: int, edges: list[list[int]]) -> int:
 
 # The shared simple-graph contract and builder, under the names the problem modules use.
 in_contract = simple_graph_in_contract
-build_case = simple_graph_case
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """`n` and the drawn graph's edges; half the inputs are made bipartite (most drawn graphs
+    have an odd cycle, which makes the answer -1), and a third get a ball cut off."""
+    H = relabel(G)
+    if H.number_of_nodes() < 1:
+        return None
+    if rng.random() < 0.5:
+        make_bipartite(H)
+    if rng.random() < 0.3:
+        carve(H, rng)
+    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
 
 
 PROBLEM = register(

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+import networkx as nx
+
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
-    simple_graph_case,
+    edge_list,
+    relabel,
     simple_graph_in_contract,
 )
 
@@ -55,7 +61,63 @@ def is_possible(n: int, edges: list[list[int]]) -> bool:
 
 # The shared simple-graph contract and builder, under the names the problem modules use.
 in_contract = simple_graph_in_contract
-build_case = simple_graph_case
+def _toggle(H: nx.Graph, u: int, v: int) -> None:
+    """Add the edge u-v if absent, remove it if present: both ends change parity."""
+    if H.has_edge(u, v):
+        H.remove_edge(u, v)
+    else:
+        H.add_edge(u, v)
+
+
+def _odd_clique(H: nx.Graph, four: list[int], rng: random.Random) -> None:
+    """Join the four nodes pairwise and make them the only odd nodes: every way to pair them
+    up needs an existing edge, so the answer is False. Parities are fixed with edges from a
+    node of the four to an outside node, and between outside nodes."""
+    H.add_edges_from((u, v) for i, u in enumerate(four) for v in four[i + 1:])
+    inside = set(four)
+    outside = [v for v in sorted(H) if v not in inside]
+    wrong = [v for v in sorted(H) if (H.degree(v) % 2 == 1) != (v in inside)]
+    for v in [w for w in wrong if w in inside]:
+        _toggle(H, v, rng.choice(outside))
+    loose = [v for v in outside if H.degree(v) % 2]
+    rng.shuffle(loose)
+    for u, v in zip(loose[::2], loose[1::2], strict=True):
+        _toggle(H, u, v)
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Drawn graphs have dozens of odd nodes (answer False), so the parities are set: a fifth
+    of the inputs keep the drawn graph; the others first get every degree even (odd nodes
+    paired up and the edge between each pair toggled), then 0, 2 or 4 odd nodes again: two
+    non-adjacent ones (an edge removed: True), two adjacent ones (an edge added: True only
+    through a third node adjacent to neither, the rule a hurried solution forgets), or four."""
+    H = relabel(G)
+    n = H.number_of_nodes()
+    if n < 1:
+        return None
+    roll = rng.random()
+    if roll >= 0.2 and n >= 5:
+        odd = [v for v in sorted(H) if H.degree(v) % 2]
+        rng.shuffle(odd)
+        for a, b in zip(odd[::2], odd[1::2], strict=True):
+            _toggle(H, a, b)
+        nodes = list(range(n))
+        present = sorted(H.edges())
+        absent = [p for p in (tuple(rng.sample(nodes, 2)) for _ in range(50))
+                  if not H.has_edge(*p)]
+        if roll < 0.35:
+            pass  # every degree even: True
+        elif roll < 0.5 and present:
+            H.remove_edge(*rng.choice(present))  # two odd nodes, not joined: True
+        elif roll < 0.8 and absent:
+            H.add_edge(*absent[0])  # two odd nodes, joined: only a third node can help
+        elif roll < 0.9 or n < 6:
+            a, b, c, d = rng.sample(nodes, 4)  # four odd nodes
+            _toggle(H, a, b)
+            _toggle(H, c, d)
+        else:
+            _odd_clique(H, rng.sample(nodes, 4), rng)  # four odd nodes, all joined: False
+    return {"n": n, "edges": edge_list(H, rng)}
 
 
 PROBLEM = register(

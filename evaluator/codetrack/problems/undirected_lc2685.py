@@ -14,6 +14,7 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
+    carve,
     edge_list,
     ids_in_range,
     relabel,
@@ -67,12 +68,15 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Each component of at most 8 nodes becomes a clique with probability 1/2, so that
+    """Up to three small balls of nodes are cut off (`carve`, in three inputs of five), then
+    each component of at most 8 nodes becomes a clique with probability 1/2, so that
     disconnected cells mix complete and incomplete components; generated graphs alone almost
     never contain a complete component larger than one node."""
     H = relabel(G)
     if H.number_of_nodes() < 1:
         return None
+    for _ in range(rng.choice((0, 0, 1, 2, 3))):  # small components outside */disconnected too
+        carve(H, rng, largest=_SMALL)
     for component in sorted(nx.connected_components(H), key=min):
         if 1 < len(component) <= _SMALL and rng.random() < 0.5:
             H.add_edges_from(itertools.combinations(sorted(component), 2))

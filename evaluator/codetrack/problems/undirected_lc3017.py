@@ -10,8 +10,9 @@ import networkx as nx
 import numpy as np
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.graphgen import has_cycle
 from evaluator.codetrack.problem import Problem, register
-from evaluator.codetrack.problems.undirected_common import TYPING_IMPORT
+from evaluator.codetrack.problems.undirected_common import TYPING_IMPORT, skip_subcategories
 
 STATEMENT = """\
 Houses numbered `1` to `n` stand in a row; for every `i < n` a two-way road of length 1 joins
@@ -57,11 +58,20 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """The street is an implicit graph: only the generated graph's node count is used."""
+    """The street is an implicit graph: the drawn graph gives the number of houses, and
+    whether it has a cycle decides whether the street has one (the extra road closes a cycle
+    exactly when |x - y| >= 2; x == y adds nothing and |x - y| = 1 doubles a road)."""
     n = G.number_of_nodes()
     if not 2 <= n <= MAX_N:
         return None
-    return {"n": n, "x": rng.randint(1, n), "y": rng.randint(1, n)}
+    x = rng.randint(1, n)
+    if has_cycle(G):
+        y = rng.choice([v for v in range(1, n + 1) if abs(v - x) >= 2])
+    else:
+        y = rng.choice([v for v in (x - 1, x, x + 1) if 1 <= v <= n])
+    if rng.random() < 0.5:
+        x, y = y, x
+    return {"n": n, "x": x, "y": y}
 
 
 PROBLEM = register(
@@ -80,7 +90,15 @@ PROBLEM = register(
         checker=exact,
         build_case=build_case,
         field_map={"n": "n", "x": "x", "y": "y"},
+        skipped_cells=skip_subcategories(
+            ["disconnected"], "the street joins every house to the next, so it is always "
+            "connected"),
         label_status="consistent",
-        notes="No graph is stored; the published categories are just different parameter draws.",
+        notes=(
+            "No graph is stored; the published categories are just different parameter draws. "
+            "Generated: the drawn graph's size is the street's length and its cycle decides "
+            "whether the extra road closes one (|x - y| >= 2), so */acyclic streets have "
+            "|x - y| <= 1."
+        ),
     )
 )

@@ -1,0 +1,76 @@
+"""Every generated case's sub-category and statistics are true of the input the solution gets.
+
+Why: builders reshape the drawn graph (plant a judge, keep one arc per node, cut a grid), so a
+label computed on the drawn graph can be false of the input ("disconnected" lc997 inputs were
+connected in 176 of 200 cases). These tests rebuild each input's graph from the stored
+arguments and re-measure it with NetworkX.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan
+from evaluator.codetrack.inputgraph import input_graph
+from evaluator.codetrack.problem import all_problems
+
+# the problems whose builders reshape the drawn graph the most, plus one of each input form
+RESHAPING = ["lc997", "lc2360", "lc2374", "lc2876", "lc2924", "lc2097", "lc2328", "lc1719",
+             "lc3017", "lc1782", "lc1971", "lc207", "lc2246", "lc797"]
+
+
+def label_holds(subcategory: str, G: nx.Graph) -> bool:
+    """The sub-category's meaning, straight from NetworkX (weak connectivity and directed
+    cycles for digraphs; any cycle, self-loops and parallel edges included, otherwise)."""
+    if G.is_directed():
+        connected = nx.is_weakly_connected(G)
+        cyclic = not nx.is_directed_acyclic_graph(G)
+    else:
+        connected = nx.is_connected(G)
+        simple = nx.Graph(G)
+        cyclic = (nx.number_of_selfloops(G) > 0 or simple.number_of_edges() != G.number_of_edges()
+                  or not nx.is_forest(simple))
+    return {"connected": connected, "disconnected": not connected, "cyclic": cyclic,
+            "acyclic": not cyclic}[subcategory]
+
+
+def check_every_case(case_set: CaseSet) -> int:
+    checked = 0
+    for pid in case_set.problem_ids():
+        for case in case_set.iter_cases(pid):
+            G = input_graph(pid, json.loads(case.args_json()))
+            assert label_holds(case.subcategory, G), (case.id, case.subcategory)
+            stats = case.stats or {}
+            assert stats["nodes"] == G.number_of_nodes(), case.id
+            assert stats["edges"] == G.number_of_edges(), case.id
+            weak = (nx.number_weakly_connected_components(G) if G.is_directed()
+                    else nx.number_connected_components(G))
+            assert stats["components"] == weak, case.id
+            checked += 1
+    return checked
+
+
+def test_labels_and_statistics_hold_on_the_reshaped_inputs(tmp_path: Path) -> None:
+    case_set = generate_case_set(tmp_path / "set", plan="full", per_cell=1, problems=RESHAPING)
+    plan = make_plan("full", [all_problems()[p] for p in RESHAPING], 1)
+    assert check_every_case(case_set) == sum(sum(c.values()) for c in plan.values())
+
+
+@pytest.mark.slow
+def test_labels_and_statistics_hold_on_every_problem(tmp_path: Path) -> None:
+    case_set = generate_case_set(tmp_path / "set", plan="full", per_cell=2, jobs=2)
+    assert check_every_case(case_set) == case_set.manifest["total"]
+
+
+def test_cells_no_input_can_have_are_skipped_with_a_reason() -> None:
+    problems = all_problems()
+    for pid, cell in (("lc2097", "sparse/disconnected"), ("lc3017", "planar/disconnected"),
+                      ("lc2328", "sparse/cyclic"), ("lc1719", "planar/acyclic")):
+        assert problems[pid].skipped_cells[cell], (pid, cell)
+    plan = make_plan("paper", [problems["lc2097"]])["lc2097"]
+    assert not any(cell.endswith("/disconnected") for cell in plan)
+    assert sum(plan.values()) == 700  # the published size is kept: cases move to valid cells
