@@ -223,4 +223,20 @@ def test_import_grapheval_flags_known_wrong_labels(tmp_path: Path, capsys) -> No
     assert by_id["lc207"]["published"]["rate"] == 1.0
     assert by_id["lc2097"]["published"]["rate"] == pytest.approx(200 / 700)
     assert by_id["lc2097"]["corrected"]["rate"] == 1.0  # judged where an answer exists
-    assert "as published" in (run_dir / "report" / "report.md").read_text()
+    # the two views never share a row: the corrected counts hold no as-published verdict
+    assert by_id["lc2097"]["verdicts"]["wrong answer"] == 0
+    assert by_id["lc2097"]["no_truth"] == 500
+    assert by_id["lc2097"]["published_verdicts"]["wrong answer"] == 500
+    md = (run_dir / "report" / "report.md").read_text()
+    corrected, published = md.split("## By problem, as published")
+    row = next(line for line in corrected.splitlines() if line.startswith("| lc2097 |"))
+    assert "| 100.0 [" in row
+    assert "| 0 | 0 | 0 | 0 | 0 | 0 | 500 |" in row  # WA RE TLE MLE invalid not-run no-truth
+    row = next(line for line in published.splitlines() if line.startswith("| lc2097 |"))
+    assert row.startswith("| lc2097 | 700 | 28.6 [") and "| 500 | 500 |" in row
+    with (run_dir / "report" / "problems.csv").open() as fh:
+        header = next(csv.reader(fh))
+    assert not any("published" in column for column in header)
+    with (run_dir / "report" / "problems_published.csv").open() as fh:
+        rows = {r["problem"]: r for r in csv.DictReader(fh)}
+    assert rows["lc2097"]["wrong answer"] == "500" and rows["lc2097"]["flagged"] == "500"

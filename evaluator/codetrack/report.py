@@ -51,6 +51,7 @@ PAPER_TABLE4: tuple[tuple[str, str | None, str, float, float, float, float], ...
     ("Power-law", None, "power-law", 103.17, 543.54, 10.18, 46.09),
 )
 PERMUTATIONS = 20_000
+NO_TRUTH = "no true answer"  # a case judged only "as published"
 TOP_CONSTANTS = 3  # candidate constants per problem for checkers other than exact match
 
 
@@ -295,9 +296,14 @@ def build_report(run_dir: Path, case_set: CaseSet | None = None) -> dict[str, An
     corrected = views("verdict", truth_hits)
     published = views("published", label_hits) if imported else None
     problems = []
+    # one count per view: a case without a true answer (e.g. lc2097's non-Eulerian published
+    # inputs) has no corrected verdict and is counted as such, never under its published one
     verdict_counts: dict[str, Counter[str]] = defaultdict(Counter)
+    published_counts: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
-        verdict_counts[r["problem"]][r["verdict"] or r["published"] or "none"] += 1
+        verdict_counts[r["problem"]][r["verdict"] or NO_TRUTH] += 1
+        if r["published"] is not None:
+            published_counts[r["problem"]][r["published"]] += 1
     for pid in judged:
         p = registry[pid]
         mine = [r for r in rows if r["problem"] == pid]
@@ -313,6 +319,10 @@ def build_report(run_dir: Path, case_set: CaseSet | None = None) -> dict[str, An
             "published": published["problems"].get(pid) if published else None,
             "flagged": sum(1 for r in mine if r["flag"]),
             "verdicts": {v: verdict_counts[pid].get(v, 0) for v in VERDICTS},
+            "no_truth": verdict_counts[pid].get(NO_TRUTH, 0),
+            "published_verdicts": ({v: published_counts[pid].get(v, 0) for v in VERDICTS}
+                                   if published else None),
+            "labelled": sum(published_counts[pid].values()),
             "not_run": sum(1 for r in mine if not r["ran"]),
             "wall_ms": _ms(_mean(r["wall"] for r in mine)),
             "cpu_ms": _ms(_mean(r["cpu"] for r in mine)),
@@ -456,17 +466,24 @@ def write_report(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
     views = [("corrected", report["corrected"])]
     if report["published"]:
         views.append(("published", report["published"]))
+    # one file per view, so no row mixes a corrected figure with an as-published one
     problems_csv = out_dir / "problems.csv"
     _write_csv(problems_csv, [
         "problem", "direction", "concept", "difficulty", "cases", "pass_rate", "baseline",
-        "published_pass_rate", "published_baseline", "flagged", *VERDICTS, "not_run",
-        "wall_ms", "cpu_ms", "memory_kib"],
+        *VERDICTS, "no_true_answer", "not_run", "wall_ms", "cpu_ms", "memory_kib"],
         ([p["id"], p["direction"], p["concept"], p["difficulty"], p["cases"],
           (p["corrected"] or {}).get("rate"), (p["corrected"] or {}).get("baseline"),
-          (p["published"] or {}).get("rate"), (p["published"] or {}).get("baseline"),
-          p["flagged"], *(p["verdicts"][v] for v in VERDICTS), p["not_run"],
+          *(p["verdicts"][v] for v in VERDICTS), p["no_truth"], p["not_run"],
           p["wall_ms"], p["cpu_ms"], p["memory_kib"]] for p in report["problems"]))
     paths.append(problems_csv)
+    if report["published"]:
+        published_csv = out_dir / "problems_published.csv"
+        _write_csv(published_csv, [
+            "problem", "direction", "labelled", "pass_rate", "baseline", "flagged", *VERDICTS],
+            ([p["id"], p["direction"], p["labelled"], (p["published"] or {}).get("rate"),
+              (p["published"] or {}).get("baseline"), p["flagged"],
+              *(p["published_verdicts"][v] for v in VERDICTS)] for p in report["problems"]))
+        paths.append(published_csv)
     cells_csv = out_dir / "cells.csv"
     _write_csv(cells_csv, ["view", "category", "subcategory", "direction", "n", "passed",
                            "pass_rate", "baseline"],

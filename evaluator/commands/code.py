@@ -2,7 +2,8 @@
 
 Verbs: `generate` (seeded case set), `judge` (sandboxed batch judge), `report` (pass rates with
 baselines, Markdown/CSV/JSON), `import-grapheval` (the published cases, flagged),
-`submit-score` (a participant's solutions on digest-seeded cases -> one ledger row).
+`discrimination` (constant and wrong-solution pass shares), `submit-score` (a participant's
+solutions on digest-seeded cases -> one ledger row).
 Exit codes: 0 ok, 1 the submission is at fault (`submit-score` only), 2 usage or configuration.
 """
 
@@ -76,6 +77,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--force", action="store_true")
     i.set_defaults(func=cmd_import)
 
+    d = cs.add_parser("discrimination",
+                      help="constant-answer and wrong-solution pass shares of a case set")
+    d.add_argument("--cases", type=Path,
+                   help="case-set folder (default: the practice set, generated if absent)")
+    _set_options(d)
+    d.add_argument("--before", type=Path, help="an older set of the same plan, for comparison")
+    d.add_argument("--published", type=Path,
+                   help="the imported GraphEval36K set (`gnncb code import-grapheval`): its "
+                        "labels' constant share is the yardstick")
+    d.set_defaults(func=cmd_discrimination)
+
     s = cs.add_parser("submit-score",
                       help="judge a submission on cases seeded by its digest; write a ledger row")
     s.add_argument("--solutions", type=Path, required=True,
@@ -97,6 +109,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     _judge_options(s)
     s.add_argument("--json", action="store_true", help="print the row as JSON")
     s.set_defaults(func=cmd_submit_score)
+
+
+def cmd_discrimination(args: argparse.Namespace) -> int:
+    """Print, per problem, the best constant answer's and each mutant's pass share."""
+    from evaluator.codetrack.cases import CaseSet, ensure_case_set
+    from evaluator.codetrack.discrimination import measure, render, table_rows
+
+    current = (CaseSet(args.cases) if args.cases else ensure_case_set(
+        plan=args.plan, base_seed=args.seed, per_cell=args.per_cell, problems=args.problems,
+        jobs=args.jobs))
+    wanted = args.problems or None
+    now = measure(current, wanted)
+    before = measure(CaseSet(args.before), wanted) if args.before else None
+    published = (measure(CaseSet(args.published), wanted, field="label")
+                 if args.published else None)
+    print(render(table_rows(now, before, published)))
+    return 0
 
 
 def _csv(text: str) -> list[str]:

@@ -134,8 +134,28 @@ def one_arc_per_node(
     # Half the weakly connected draws become connected inputs: one arc per node rarely
     # connects a graph, so a "connected" cell would otherwise hardly ever be one.
     if n > 1 and nx.is_weakly_connected(D) and rng.random() < 0.5:
-        _point_towards(D, edges, [u for u, _ in cycle], sinks, rng)
+        _point_towards(D, edges, _walk_cycle(D, edges, rng) if cycle else [], sinks, rng)
     return edges
+
+
+def _walk_cycle(D: nx.DiGraph, edges: list[int], rng: random.Random) -> list[int]:
+    """Follow random arcs of D from a random node of a cycle-bearing graph until a node
+    repeats; the loop closed (of random length, unlike `find_cycle`'s usual 2-cycles in dense
+    graphs) becomes `edges` of its nodes. [] when the walk gets stuck at a sink."""
+    u = rng.choice([v for v in sorted(D) if D.out_degree(v)])
+    seen: dict[int, int] = {}
+    path: list[int] = []
+    while u not in seen:
+        seen[u] = len(path)
+        path.append(u)
+        heads = sorted(D.successors(u))
+        if not heads:
+            return []
+        u = rng.choice(heads)
+    loop = path[seen[u]:]
+    for a, b in zip(loop, loop[1:] + loop[:1], strict=True):
+        edges[a] = b
+    return loop
 
 
 def _point_towards(D: nx.DiGraph, edges: list[int], core: list[int], sinks: str,
@@ -177,19 +197,21 @@ def course_pairs_in_contract(args: Mapping[str, Any]) -> bool:
     return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
 
 
-def course_pairs_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+def course_pairs_case(G: nx.Graph, rng: random.Random, dag_share: float = 0.5,
+                      self_pair_share: float = 0.25) -> dict[str, Any] | None:
     """Each arc u -> v of the graph becomes the requirement "u before v", i.e. `[v, u]`.
 
-    Drawn digraphs of most cells have a directed cycle, so half the inputs use the DAG view
-    (same shape; the generator drops it where a cyclic cell needs a cycle). One input in ten
-    gets a self-pair `[a, a]` (a course that requires itself: never feasible) and one in ten a
-    repeated pair, both of which the statement allows."""
+    Drawn digraphs of most cells have a directed cycle, so `dag_share` of the inputs use the
+    DAG view (same shape; the generator drops it where a cyclic cell needs a cycle). A
+    self-pair `[a, a]` (a course that requires itself: never feasible) is added to
+    `self_pair_share` of the acyclic inputs, where it alone decides the answer, and to one
+    other input in twenty; one input in ten repeats a pair. The statement allows both."""
     D = as_digraph(G)
-    if rng.random() < 0.5:
+    if rng.random() < dag_share:
         D = dag_view(G, rng)
     pairs = arc_list(D.edges(), rng, flip=True)
     n = D.number_of_nodes()
-    if rng.random() < 0.1:
+    if rng.random() < (self_pair_share if nx.is_directed_acyclic_graph(D) else 0.05):
         a = rng.randrange(n)
         pairs.insert(rng.randint(0, len(pairs)), [a, a])
     if pairs and rng.random() < 0.1:

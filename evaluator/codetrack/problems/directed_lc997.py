@@ -62,8 +62,9 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Starting from the graph's arcs, plant a judge in 60 % of the cases, and a near-judge
-    (one truster missing, or the candidate trusting someone) in 25 %; 15 % stay as drawn.
+    """Starting from the graph's arcs, plant a judge in 50 % of the cases, a candidate trusted
+    by everyone who trusts someone in 25 %, a candidate with one truster missing in 10 %; 15 %
+    stay as drawn.
 
     A judge is trusted by everyone, so it would connect a disconnected graph: on one, the
     candidate is planted inside one weak component only (a judge of its component, not of
@@ -78,12 +79,10 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
         judge = rng.choice(people)
         arcs = {(a, b) for a, b in arcs if a != judge}
         arcs |= {(a, judge) for a in people if a != judge}
-        if roll >= 0.6:
-            if rng.random() < 0.5:
-                arcs.discard((rng.choice([a for a in people if a != judge]), judge))
-            else:
-                b = rng.choice([x for x in people if x != judge])
-                arcs.add((judge, b))
+        if roll >= 0.75:  # one truster missing
+            arcs.discard((rng.choice([a for a in people if a != judge]), judge))
+        elif roll >= 0.5:  # trusted by all, but trusts someone (a cycle: not in acyclic cells)
+            arcs.add((judge, rng.choice([x for x in people if x != judge])))
     return {"n": n, "trust": arc_list(sorted(arcs), rng)}
 
 

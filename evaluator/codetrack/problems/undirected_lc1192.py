@@ -13,6 +13,7 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     adjacency,
+    carve,
     component_sizes,
     edge_list,
     is_simple,
@@ -87,9 +88,17 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Connected graphs only. Dense, complete and regular graphs have no bridge (answer []),
+    so two inputs in five get one planted: a ball of nodes is cut off (`carve`) and joined
+    back by a single edge, which is then a bridge."""
     H = relabel(G)
     if H.number_of_nodes() < 2 or not nx.is_connected(H):
         return None
+    if rng.random() < 0.4:
+        ball = set(carve(H, rng))
+        rest = sorted(set(H) - ball)
+        if ball and rest:
+            H.add_edge(rng.choice(sorted(ball)), rng.choice(rest))
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 
