@@ -89,16 +89,16 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Connected graphs only. Dense, complete and regular graphs have no bridge (answer []),
-    so two inputs in five get one planted: a ball of nodes is cut off (`carve`) and joined
-    back by a single edge, which is then a bridge."""
+    so two inputs in five get some planted: a ball of nodes is cut off (`carve`) and the
+    pieces are joined back in a chain of single edges, each then a bridge."""
     H = relabel(G)
     if H.number_of_nodes() < 2 or not nx.is_connected(H):
         return None
     if rng.random() < 0.4:
-        ball = set(carve(H, rng))
-        rest = sorted(set(H) - ball)
-        if ball and rest:
-            H.add_edge(rng.choice(sorted(ball)), rng.choice(rest))
+        carve(H, rng)
+        parts = [sorted(c) for c in sorted(nx.connected_components(H), key=min)]
+        for a, b in zip(parts, parts[1:], strict=False):  # rejoin: one bridge per cut
+            H.add_edge(rng.choice(a), rng.choice(b))
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 

@@ -66,12 +66,18 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Block a random share (up to a third) of the nodes other than 0."""
+    """Block a random share (up to a third) of the nodes other than 0, but never every
+    neighbour of node 0 (which would make the answer 1)."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 2:
         return None
     restricted = rng.sample(range(1, n), rng.randint(1, max(1, (n - 1) // 3)))
+    near = sorted(H.neighbors(0))
+    if near and set(near) <= set(restricted):  # node 0 walled in: answer 1 far too often
+        restricted.remove(rng.choice(near))
+        if not restricted:
+            restricted = [v for v in range(1, n) if v not in near][:1] or restricted
     return {"n": n, "edges": edge_list(H, rng), "restricted": restricted}
 
 
