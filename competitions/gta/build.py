@@ -4,13 +4,19 @@ What the builder does, and why:
 - each of the 188 molecules becomes a graph with a 7-way one-hot atom type (the TU node labels
   C, N, O, F, I, Cl, Br) and undirected bonds listed once with a bond type in the same coding
   as the other molecular competitions (1 single, 2 double, 3 triple, 4 aromatic);
-- a stratified 25% of the molecules are held out, drawn from the secret seed;
-- every held-out molecule is released TWICE under unrelated random ids: an `ideal` copy with
-  clean features and a `perturbed` copy whose node features get a systematic shift and noise,
-  x <- x + delta + eps, eps ~ N(0, sigma^2) per entry. delta is one vector of 7 offsets shared by
-  all perturbed graphs, each drawn uniformly from [-DELTA_MAX, DELTA_MAX]; sigma is drawn
-  uniformly from SIGMA_RANGE. Both are drawn from the secret seed and never published, so a
-  model must be robust rather than tuned to known values;
+- a stratified 40% of the molecules are held out (an even number per class), drawn from the
+  secret seed, and split into two DISJOINT halves with the same class counts: the `ideal` half
+  is released with clean features, the `perturbed` half with node features that get a
+  systematic shift and noise, x <- x + delta + eps, eps ~ N(0, sigma^2) per entry. delta is one
+  vector of 7 offsets shared by all perturbed graphs, each drawn uniformly from
+  [-DELTA_MAX, DELTA_MAX]; sigma is drawn uniformly from SIGMA_RANGE. Both are drawn from the
+  secret seed and never published, so a model must be robust rather than tuned to known values;
+- why disjoint: when every held-out molecule was released in both settings, each perturbed
+  graph had exactly the bonds of one ideal graph, so matching twins by topology (a
+  Weisfeiler-Lehman hash, then an isomorphism check) paired all of them and a model could copy
+  its clean prediction to the perturbed twin: first place with a robustness gap of 0 and no
+  robustness at all. With disjoint halves no perturbed graph has a twin among the ideal ones;
+  the gap compares two class-matched samples of the same distribution;
 - graph ids are random and node order is shuffled independently in every copy.
 """
 
@@ -31,7 +37,7 @@ DATASET = "mutag"
 PARTS = ("A", "graph_indicator", "graph_labels", "node_labels", "edge_labels")
 ATOM_COLUMNS = ("atom_C", "atom_N", "atom_O", "atom_F", "atom_I", "atom_Cl", "atom_Br")
 TU_BOND_TO_CODE = np.array([4, 1, 2, 3])  # TU: 0 aromatic, 1 single, 2 double, 3 triple
-TEST_FRACTION = 0.25
+TEST_FRACTION = 0.4
 DELTA_MAX = 0.3
 SIGMA_RANGE = (0.2, 0.3)
 
@@ -75,12 +81,25 @@ def read_mutag(folder: Path) -> tuple[list[MolGraph], np.ndarray]:
 
 
 def stratified_test(labels: np.ndarray, rng: np.random.Generator, fraction: float) -> np.ndarray:
-    """Boolean test mask with `fraction` of each class."""
+    """Boolean test mask with `fraction` of each class, rounded to an even count so that the
+    two settings can get the same number of each class."""
     test = np.zeros(len(labels), dtype=bool)
     for c in np.unique(labels):
         members = np.flatnonzero(labels == c)
-        test[rng.choice(members, size=int(round(fraction * len(members))), replace=False)] = True
+        size = 2 * int(round(fraction * len(members) / 2))
+        test[rng.choice(members, size=size, replace=False)] = True
     return test
+
+
+def stratified_halves(labels: np.ndarray, test: np.ndarray,
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The test molecules split into two disjoint halves with equal class counts."""
+    first, second = [], []
+    for c in np.unique(labels[test]):
+        members = rng.permutation(test[labels[test] == c])
+        first.extend(members[: len(members) // 2])
+        second.extend(members[len(members) // 2:])
+    return np.sort(np.array(first)), np.sort(np.array(second))
 
 
 def perturb(graph: MolGraph, delta: np.ndarray, sigma: float,
@@ -95,14 +114,15 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     graphs, labels = read_mutag(raw_folder(Path(raw)))
     is_test = stratified_test(labels, rng_for(seed, spec.slug, "split"), TEST_FRACTION)
     train, test = np.flatnonzero(~is_test), np.flatnonzero(is_test)
+    ideal, perturbed = stratified_halves(labels, test, rng_for(seed, spec.slug, "settings"))
 
     shift_rng = rng_for(seed, spec.slug, "perturbation")
     delta = shift_rng.uniform(-DELTA_MAX, DELTA_MAX, size=len(ATOM_COLUMNS))
     sigma = float(shift_rng.uniform(*SIGMA_RANGE))
     noise_rng = rng_for(seed, spec.slug, "noise")
     # one released graph per (molecule, role); role 0 train, 1 ideal, 2 perturbed
-    released = ([(i, 0, graphs[i]) for i in train] + [(i, 1, graphs[i]) for i in test]
-                + [(i, 2, perturb(graphs[i], delta, sigma, noise_rng)) for i in test])
+    released = ([(i, 0, graphs[i]) for i in train] + [(i, 1, graphs[i]) for i in ideal]
+                + [(i, 2, perturb(graphs[i], delta, sigma, noise_rng)) for i in perturbed])
     ids = remap_ids(len(released), rng_for(seed, spec.slug, "ids"))
     node_rng = rng_for(seed, spec.slug, "node-order")
     nodes, edges = graph_tables([permute_nodes(g, node_rng) for _, _, g in released], ids,
