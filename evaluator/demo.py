@@ -194,10 +194,12 @@ def run_demo(workdir: Path | None = None) -> int:
     paths = write_leaderboards([spec], ledger.rows(), root / "leaderboard", ledger=ledger.path)
     print("[6/6] leaderboard")
     table = standings(spec, ledger.rows())
-    print(f"\n  {'rank':>4}  {'participant':<12} {'method':<45} {'macro_f1':>9} {'accuracy':>9}")
+    width = max([len("participant")] + [len(e.row["participant"]) for e in table])
+    print(f"\n  {'rank':>4}  {'participant':<{width}} {'method':<45} {'macro_f1':>9} "
+          f"{'accuracy':>9}")
     for e in table:
         r = e.row
-        print(f"  {e.rank:>4}  {r['participant']:<12} {r['method'][:45]:<45} "
+        print(f"  {e.rank:>4}  {r['participant']:<{width}} {r['method'][:45]:<45} "
               f"{r['scores']['macro_f1']:>9.4f} {r['scores']['accuracy']:>9.4f}")
     print(f"\nmarkdown: {paths[0]}")
     print(f"index:    {paths[-1]}")
