@@ -177,7 +177,9 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
                                                                        "pass rate"],
                          "rows": rows_, "svg": "", "note": "" if rows_ else
                          "No judged submission yet.",
-                         "caption": f"Cases passed per {name}, over every counted entry"})
+                         "caption": f"Cases passed per {name}, over every counted entry's "
+                         "solutions (problems an entry left unsolved are not counted here, "
+                         "unlike the pass rate of the standings)"})
     sections.append({
         "title": "Vanilla vs SSD prompting (LLM entries)", "header": ["prompt variant",
                                                                      "entries", "mean pass rate"],
@@ -189,7 +191,7 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
         "title": "Pass rate per category × sub-category", "header": [], "rows": [], "svg": "",
         "caption": "", "note": "The ledger keeps passes per problem, not per case, so the "
         "category × sub-category table (directed | undirected) comes from the judged cases: "
-        "`gnncb code report` writes it for a run folder."})
+        "the command gnncb code report writes it for a run folder."})
     return {"about": f"Code track {board.slug} version {board.version}: each submission is "
             "judged on its own generated cases; ranked by pass rate, then problems solved.",
             "columns": ["pass rate", "passed / cases", "problems solved"], "entries": entries,

@@ -178,7 +178,9 @@ def heatmap(rows: Sequence[str], cols: Sequence[str], values: dict[tuple[str, st
     for i in range(len(rows)):
         for j in range(len(cols)):
             if np.isfinite(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:+.3f}", ha="center", va="center", fontsize=7)
+                dark = abs(grid[i, j]) > 0.6 * span  # light text on the saturated cells
+                ax.text(j, i, f"{grid[i, j]:+.3f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([_short(c, 16) for c in cols], rotation=40, ha="right")
     ax.set_yticks(range(len(rows)))
