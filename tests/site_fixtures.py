@@ -20,8 +20,12 @@ def _row(i: int, slug: str, participant: str, entrant: str, method: str, score: 
     if llm is not None:
         declared["llm"] = llm
     return {"type": "submission", "digest": f"{i:064x}", "slug": slug, "version": 1,
-            "participant": participant, "participant_id": 1000 + i, "entrant": entrant,
-            "method": method, "model": model, "team": "", "pr": 40 + i,
+            "participant": participant, "entrant": entrant, "method": method, "model": model,
+            "team": "",
+            # a login's row came from its pull request; a platform entrant (llm:...) from the
+            # platform's own run, with no pull request and no account id (evaluator.identity)
+            "participant_id": 1000 + i if entrant == "human" else None,
+            "pr": 40 + i if entrant == "human" else None,
             "scores": {"accuracy": score, "macro_f1": score - 0.01},
             "intervals": {"accuracy": {"low": score - 0.03, "high": score + 0.03},
                           "macro_f1": {"low": score - 0.04, "high": score + 0.02}},
@@ -35,7 +39,8 @@ def code_rows() -> list[dict]:
     from tests.test_github_code_board import code_row
 
     human = code_row("dana", {"lc997": 3, "lc207": 5}, digest="e" * 64)
-    llm = code_row("llm-coder", {"lc997": 2}, digest="f" * 64, entrant="llm-api")
+    llm = code_row("llm:qwen2.5-coder-7b-instruct", {"lc997": 2}, digest="f" * 64,
+                   entrant="llm-api", pr=None, participant_id=None)
     llm["model"] = "qwen2.5-coder-7b-instruct"
     llm["declared"]["llm"] = {"prompt_variant": "ssd", "repair_depth": 1, "tokens_in": 900,
                               "tokens_out": 300, "prompt_hash": "ef" * 32}
@@ -51,12 +56,12 @@ def site_rows() -> list[dict]:
         _row(2, "gnn-cora", "bob", "human", "GraphSAGE-mean", 0.61),
         _row(3, "gnn-cora", HOSTILE_LOGIN, "human", HOSTILE, 0.58),
         _row(4, "gnn-cora", "carol", "human", "label propagation + MLP", 0.52),
-        _row(5, "gnn-cora", "llm-qwen", "llm-api", "GCN written by the model", 0.66,
+        _row(5, "gnn-cora", "llm:qwen2.5-coder-7b-instruct", "llm-api", "GCN written by the model", 0.66,
              model="qwen2.5-coder-7b-instruct",
              llm={"provider": "local", "repair_depth": 2, "tokens_in": 5120,
                   "tokens_out": 880, "prompt_hash": "ab" * 32, "prompt_variant": "frozen",
                   "campaign": "c2026-11-30"}),
-        _row(6, "gnn-cora", "llm-gpt", "llm-api", "APPNP by the model", 0.71, model="gpt-4o",
+        _row(6, "gnn-cora", "llm:gpt-4o", "llm-api", "APPNP by the model", 0.71, model="gpt-4o",
              llm={"provider": "openai", "repair_depth": 0, "tokens_in": 4000,
                   "tokens_out": 1200, "prompt_hash": "cd" * 32, "campaign": "c2026-11-30"}),
         _row(7, "gnn-cora", "bob", "human", "GraphSAGE-mean, tuned", 0.63),
