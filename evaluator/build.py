@@ -121,11 +121,14 @@ def _check_parts(frame: pd.DataFrame, spec: CompetitionSpec, split: str) -> None
 
 
 def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
-                public_key: rsa.RSAPublicKey, path: Path, *, seed: str | None = None) -> None:
+                public_key: rsa.RSAPublicKey, path: Path, *, seed: str | None = None,
+                public: pd.Series | None = None) -> None:
     """Encrypt one split's labels (id column + targets) to the platform key.
 
     With `public_fraction` in the spec, the sealed table also names each id's part (column
-    `__part__`: public / private), drawn from the secret `seed` by `draw_public_part`.
+    `__part__`: public / private), drawn from the secret `seed` by `draw_public_part`, or
+    given as `public` (True per public row, aligned with `frame`'s index) when two splits hold
+    the same items and must share their parts (e.g. clean and perturbed copies of a molecule).
     """
     columns = [spec.id_column] + [t.name for t in spec.targets]
     missing = set(columns) - set(frame.columns)
@@ -137,7 +140,14 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
             raise ConfigError(f"{spec.slug}: public_fraction is set, so seal_labels(..., "
                               f"seed=seed) needs the build seed to draw split {split!r}'s "
                               "public part")
-        public = draw_public_part(frame, spec, split, seed)
+        if public is None:
+            public = draw_public_part(frame, spec, split, seed)
+        else:
+            public = public.reindex(frame.index)
+            if public.isna().any():
+                raise ConfigError(f"{spec.slug}: `public` does not cover every row of split "
+                                  f"{split!r}")
+            public = public.astype(bool)
         frame = frame.assign(**{PART_COLUMN: np.where(public.to_numpy(), PUBLIC, PRIVATE)})
         _check_parts(frame, spec, split)
     data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
