@@ -268,3 +268,19 @@ def test_rows_scored_before_the_split_are_rescored_onto_the_public_part(tmp_path
     private = labels[labels[PART_COLUMN] == "private"]
     want = accuracy_score(private["label"], by_id[private.index])
     assert "| 1 | alice |" in final and f"{want:.4f}" in final
+
+
+def test_two_splits_can_share_their_parts(tmp_path, keypair):
+    """seal_labels(public=...) imposes a part, e.g. for clean and perturbed copies of items."""
+    folder = build(tmp_path / "toy-parts", keypair["public"])
+    spec = load_spec(folder)
+    frame = truth()
+    given = pd.Series(frame.index % 3 == 0, index=frame.index)
+    seal_labels(frame, spec, "test", keypair["public"], folder / "hidden" / "test_labels.jwe",
+                seed=SEED, public=given)
+    labels = load_labels(folder, spec, keypair["private"])["test"]
+    public_ids = set(frame.loc[given, "id"])
+    assert set(labels.index[labels[PART_COLUMN] == "public"]) == public_ids
+    with pytest.raises(ConfigError, match="does not cover"):
+        seal_labels(frame, spec, "test", keypair["public"], folder / "hidden" / "x.jwe",
+                    seed=SEED, public=given.iloc[:10])
