@@ -201,7 +201,7 @@ def test_phases_private_part_final_choice_and_reveal(finals: Finals, fake: FakeG
     live = arena.show(f"leaderboard/{SLUG}.md")
     assert "Scores are on the public part" in live
     # the live board honours alice's choice: her counted submission is a1 (public 0.75)
-    assert re.search(r"\| 3 \| alice \|.*\| 0\.7500 \|", live), live
+    assert re.search(r"\| 3[ ≈]* \| alice \|.*\| 0\.7500 \|", live), live
 
     # 4. reveal as the workflow does: a keyed job writes the row, an unkeyed one records it
     keyed, unkeyed = arena.clone("unseal"), arena.clone("record")

@@ -40,7 +40,7 @@ def test_a_run_over_its_llm_quota_makes_no_model_call(keypair, demo_competition,
     assert main(args) == 0
     assert len(llm.requests) == 1
     rows = _rows(tmp_path / "ledger.jsonl")
-    assert [r["participant"] for r in rows] == ["llm-quota-model"]
+    assert len(rows) == 1 and rows[0]["participant"].endswith("quota-model")
     capsys.readouterr()
 
     # a second run in another campaign folder: refused before the model is asked anything
@@ -83,5 +83,5 @@ def test_local_runs_default_to_a_scratch_ledger(keypair, demo_competition, tmp_p
     del args[i:i + 2]  # no --ledger: the scratch ledger beside the runs
     assert main(args) == 0
     scratch = tmp_path / "runs" / "adhoc" / "ledger.jsonl"
-    assert [r["participant"] for r in _rows(scratch)] == ["llm-quota-model"]
+    assert [r["entrant"] for r in _rows(scratch)] == ["llm-api"]
     assert str(scratch) in capsys.readouterr().out
