@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from evaluator import envelope
+from evaluator import envelope, lint_content
 from evaluator.boards import board_of_folder
 from evaluator.errors import GnncbError, Rejection
 from evaluator.spec import load_spec
@@ -52,6 +52,7 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
         if path.is_symlink():
             problems.append(f"{path}: symlinks are not allowed in competition folders")
 
+    problems += lint_content.placeholder_problems(folder, spec)
     readme = folder / "README.md"
     if not readme.is_file():
         problems.append(f"{readme}: missing; generate it from templates/competition_README.md.j2")
@@ -82,6 +83,9 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
                 problems.append(f"{path}: envelope header is not hidden labels of {spec.slug}")
     if structural:
         return problems + structural
+    problems += lint_content.undescribed_files(folder, spec)
+    if readme.is_file() and not any("files." in p or "not described" in p for p in problems):
+        problems += lint_content.readme_problems(folder)
 
     try:
         per_split = competition_ids(folder, spec)
@@ -115,6 +119,10 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
                                 f"(e.g. {sorted(leaked)[:3]}): hidden labels leak into public "
                                 "data")
 
+    problems += lint_content.public_label_problems(folder, spec)
+    problems += lint_content.test_ids_with_training_rows(folder, spec, test_ids)
+    problems += lint_content.split_size_problems(folder, spec, per_split)
+
     size = sum(p.stat().st_size for p in (folder / "data").rglob("*") if p.is_file())
     if size > max_public_bytes:
         problems.append(f"{folder / 'data'}: {size / 1e6:.1f} MB of public data; the limit is "
@@ -126,8 +134,11 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
 
 
 def _check_hidden_against_public(folder: Path, spec, private_keys) -> list[str]:
-    """With the key: hidden labels cover exactly the public ids, and no public table holds
-    a column equal to a split's hidden labels."""
+    """With the key: hidden labels cover exactly the public ids, hold only values the spec
+    allows, have the declared split sizes, and no public column predicts them far better than
+    the baselines do."""
+    from evaluator.ledger import Ledger
+    from evaluator.paths import default_ledger
     from evaluator.pipeline import load_labels
 
     problems = []
@@ -143,4 +154,8 @@ def _check_hidden_against_public(folder: Path, spec, private_keys) -> list[str]:
             problems.append(f"split {name}: public ids and hidden label ids differ "
                             f"({len(public - hidden)} public only, {len(hidden - public)} "
                             "hidden only)")
+    problems += lint_content.hidden_label_problems(folder, spec, labels)
+    problems += lint_content.split_size_problems(folder, spec, per_split, labels)
+    rows = [r for r in Ledger(default_ledger()).rows() if r.get("type") == "submission"]
+    problems += lint_content.predictive_columns(folder, spec, labels, rows)
     return problems

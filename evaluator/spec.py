@@ -54,6 +54,8 @@ class Target(_Strict):
     type: Literal["class", "probability", "real"]
     classes: list[int] | list[str] | None = None
     positive_class: int | str | None = None  # what binary F1 and ROC-AUC call "positive"
+    # `real` targets: the range every true value lies in (lint checks the labels against it)
+    range: Annotated[list[float], Field(min_length=2, max_length=2)] | None = None
 
     @model_validator(mode="after")
     def _classes_match_type(self) -> Target:
@@ -64,6 +66,11 @@ class Target(_Strict):
                 raise ValueError("'classes' has duplicate values")
         elif self.classes is not None:
             raise ValueError(f"'classes' is only allowed on 'class' targets, not {self.type!r}")
+        if self.range is not None:
+            if self.type != "real":
+                raise ValueError(f"'range' is only allowed on 'real' targets, not {self.type!r}")
+            if not self.range[0] < self.range[1]:
+                raise ValueError(f"'range' {self.range}: the low end must be below the high end")
         return self
 
 
@@ -96,6 +103,7 @@ class Split(_Strict):
     ids: str  # path relative to the competition folder, CSV with the id column
     labels: str  # path to the JWE of the labels CSV (id column + targets)
     clusters: Clusters | None = None  # resampling units for the score intervals
+    rows: Annotated[int, Field(ge=1)] | None = None  # declared size; lint checks ids + labels
 
 
 class Metric(_Strict):
