@@ -11,7 +11,8 @@ Baseline script conventions (`competitions/<slug>/baseline/{gnn,nongraph}.py`):
 `python baseline/gnn.py --data competitions/<slug>/data --out predictions.csv [--smoke]`;
 CPU only, seed 25, at most ~10 minutes on 2 cores; `--smoke` runs a few epochs or a subsample
 and still writes a valid file; the last stdout line is the JSON report of
-`evaluator.gnn.runtime.report` (method, training_time_minutes, hardware, gnn).
+`evaluator.gnn.runtime.report` (method, training_time_minutes, hardware, gnn, and
+tuning_runs: how many configurations were tried on validation data, declared as they were).
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def _encrypt(folder: Path, predictions: Path, participant: str, report: dict,
     meta = Metadata(
         participant=participant, entrant="baseline", method=str(report["method"])[:200],
         hardware=str(report["hardware"])[:200],
-        training_time_minutes=float(report["training_time_minutes"]), tuning_runs=0,
+        training_time_minutes=float(report["training_time_minutes"]),
+        tuning_runs=int(report.get("tuning_runs", 0)),
         seed=int(report.get("seed", 25)), gnn_only=bool(report.get("gnn")),
         notes="smoke run (a few epochs)" if smoke else "reference baseline")
     seal_submission(folder, predictions, meta, public_key, dest / "predictions.csv.enc")

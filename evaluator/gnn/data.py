@@ -5,7 +5,8 @@ The layout (what `gnncb competition new` scaffolds and the node competitions shi
 - `nodes.csv`: `id` column (+ optional dense feature columns), one row per node;
 - `features.npz` (optional): features row-aligned with `nodes.csv`, either a dense array under
   key `features` (`numpy.load`) or a SciPy sparse matrix (`scipy.sparse.save_npz`);
-- `edges.csv`: `src,dst` (+ optional extra columns), each undirected edge listed once;
+- `edges.csv`: `src,dst` (+ optional extra columns), each undirected edge listed once; or,
+  for large graphs, `edges.npz` with arrays `src` and `dst` of node ids (`numpy.load`);
 - `train_labels.csv` (+ optional `val_labels.csv`): `id,<target>`;
 - `test_ids.csv`: `id`, the rows to predict.
 
@@ -70,12 +71,20 @@ def load_features(data: Path, nodes: pd.DataFrame) -> np.ndarray | sparse.csr_ma
     return x
 
 
+def read_edges(data: Path) -> pd.DataFrame:
+    """`src,dst` node ids from edges.csv, or from edges.npz when there is no CSV."""
+    if not (data / "edges.csv").is_file() and (data / "edges.npz").is_file():
+        with np.load(data / "edges.npz", allow_pickle=False) as npz:
+            return pd.DataFrame({"src": npz["src"], "dst": npz["dst"]})
+    return pd.read_csv(data / "edges.csv")
+
+
 def load_node_task(data: Path) -> NodeTask:
     """Everything a transductive node-classification baseline needs, as arrays."""
     data = Path(data)
     nodes = pd.read_csv(data / "nodes.csv")
     index = pd.Index(nodes[ID])
-    edges = pd.read_csv(data / "edges.csv")
+    edges = read_edges(data)
     edge_pos = np.vstack([positions(index, edges["src"], "edges.csv src"),
                           positions(index, edges["dst"], "edges.csv dst")])
     train = pd.read_csv(data / "train_labels.csv")
