@@ -48,9 +48,10 @@ def stratified_test_mask(labels: np.ndarray, n_test: int, rng: np.random.Generat
     return mask
 
 
-def drop_endpoints(n: int, edges: np.ndarray, rng: np.random.Generator,
-                   fraction: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Drop each degree-1 node (a vessel tip, a dead end) with probability `fraction`.
+def drop_endpoints(n: int, edges: np.ndarray, rng: np.random.Generator, fraction: float,
+                   minimum: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drop a random `fraction` of the degree-1 nodes (vessel tips, dead ends), at least
+    `minimum` of them when the graph has that many: the count is binomial, the nodes random.
 
     Why: with every node kept, a public graph's node and edge counts identify its source
     graph exactly (the originals are public). Returns the kept nodes' old indices (sorted), the
@@ -60,7 +61,10 @@ def drop_endpoints(n: int, edges: np.ndarray, rng: np.random.Generator,
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     proper = edges[edges[:, 0] != edges[:, 1]]
     degree = np.bincount(np.unique(np.sort(proper, axis=1), axis=0).ravel(), minlength=n)
-    dropped = (degree == 1) & (rng.random(n) < fraction)
+    ends = np.flatnonzero(degree == 1)
+    count = min(len(ends), max(minimum, int(rng.binomial(len(ends), fraction))))
+    dropped = np.zeros(n, dtype=bool)
+    dropped[rng.choice(ends, size=count, replace=False)] = True
     kept = np.flatnonzero(~dropped)
     new_index = np.full(n, -1, dtype=np.int64)
     new_index[kept] = np.arange(len(kept))
