@@ -8,7 +8,7 @@ too large to clone. Each check returns a message naming the file and the fix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -32,6 +32,7 @@ def _public_tables(folder: Path) -> list[Path]:
 
 
 def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateKey] | None = None,
+                     render_readme: Callable[[Path], str] | None = None,
                      max_public_bytes: int = MAX_PUBLIC_BYTES) -> list[str]:
     """All problems found in one competition folder (empty list = clean)."""
     folder = Path(folder)
@@ -84,8 +85,9 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
     if structural:
         return problems + structural
     problems += lint_content.undescribed_files(folder, spec)
-    if readme.is_file() and not any("files." in p or "not described" in p for p in problems):
-        problems += lint_content.readme_problems(folder)
+    if render_readme is not None and readme.is_file() and not any(
+            "files." in p or "not described" in p for p in problems):
+        problems += lint_content.readme_problems(folder, render_readme)
 
     try:
         per_split = competition_ids(folder, spec)

@@ -17,6 +17,7 @@ import yaml
 
 from evaluator.build import seal_labels
 from evaluator.cli import main as gnncb
+from evaluator.commands.competition import render_readme
 from evaluator.lint import lint_competition
 from evaluator.pipeline import load_labels
 from evaluator.spec import load_spec
@@ -66,7 +67,8 @@ def clean(demo_competition: Path, keypair: dict, capsys) -> Path:
     """The demo competition with its public files described and its README rendered."""
     edit_spec(demo_competition, lambda raw: raw.update(files=FILES))
     render(demo_competition, capsys)
-    assert lint_competition(demo_competition, private_keys=keypair["private"]) == []
+    assert lint_competition(demo_competition, private_keys=keypair["private"],
+                            render_readme=render_readme) == []
     return demo_competition
 
 
@@ -158,7 +160,8 @@ def test_a_public_column_that_encodes_the_hidden_labels(clean, keypair, capsys):
 
 def test_an_ordinary_feature_is_not_called_a_leak(clean, keypair):
     """The demo's 30 real features each predict the labels somewhat: none is flagged."""
-    assert lint_competition(clean, private_keys=keypair["private"]) == []
+    assert lint_competition(clean, private_keys=keypair["private"],
+                            render_readme=render_readme) == []
 
 
 def test_test_ids_that_also_carry_training_labels(clean, capsys):
@@ -197,7 +200,9 @@ COMPETITIONS = sorted(p.parent.name for p in (REPO / "competitions").glob("*/com
 
 @pytest.mark.parametrize("slug", COMPETITIONS)
 def test_every_committed_competition_lints_clean(slug):
-    assert lint_competition(REPO / "competitions" / slug) == []
+    from evaluator.commands.competition import render_readme
+
+    assert lint_competition(REPO / "competitions" / slug, render_readme=render_readme) == []
 
 
 @pytest.mark.shared
@@ -207,6 +212,8 @@ def test_every_committed_competition_lints_clean_with_the_key(slug):
     if not path.is_file():
         pytest.skip("../shared/secrets is absent (fresh clone)")
     from evaluator import keys
+    from evaluator.commands.competition import render_readme
 
     private = keys.load_private_keys(path.read_text())
-    assert lint_competition(REPO / "competitions" / slug, private_keys=private) == []
+    assert lint_competition(REPO / "competitions" / slug, private_keys=private,
+                            render_readme=render_readme) == []

@@ -9,8 +9,9 @@ What the builder does, and why (see ../shared/datasets/cgcc/SOURCE.md):
 - city names, OSM node and way ids, street names and geometries are dropped; graph ids are
   random integers and node indices are shuffled 0..n-1 per graph;
 - a random 10% of the dead ends (degree-1 nodes, at least 2) are removed with their segment,
-  so node and edge counts do not identify a city exactly (street_count stays OSMnx's count of physical
-  streets at a node, which already differs from the degree inside the 500 m window);
+  so node and edge counts do not identify a city exactly (street_count stays OSMnx's count
+  of physical streets at a node, which already differs from the degree inside the 500 m
+  window);
 - longitude/latitude become local metres around the city centre, then every graph is rotated,
   possibly mirrored, scaled by a random factor in [0.8, 1.25], moved by a random offset and
   jittered by 1 m, so a graph is not a lookup key into OpenStreetMap by its coordinates;
@@ -119,4 +120,5 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(train[["graph_id", "label"]], data / "train_labels.csv")
     write_csv(test[["graph_id"]], data / "test_ids.csv")
     write_csv(sample_submission(test["graph_id"], spec), data / "sample_submission.csv")
-    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe")
+    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
+                seed=seed)

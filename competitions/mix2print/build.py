@@ -86,4 +86,5 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(train[["graph_id", *TARGETS]], data / "train_labels.csv")
     write_csv(test[["graph_id"]], data / "test_ids.csv")
     write_csv(sample_submission(test["graph_id"], spec), data / "sample_submission.csv")
-    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe")
+    seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
+                seed=seed)

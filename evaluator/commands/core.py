@@ -305,12 +305,13 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
 
 def cmd_competition_lint(args: argparse.Namespace) -> int:
     import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
+    from evaluator.commands.competition import render_readme
     from evaluator.lint import lint_competition
 
     private = keys.private_keys_from(args.private_key) if args.private_key else None
     failed = 0
     for folder in args.folders:
-        problems = lint_competition(folder, private_keys=private)
+        problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
         if problems:
             failed += 1
             print(f"{folder}: {len(problems)} problem(s)")
