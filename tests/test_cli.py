@@ -245,7 +245,7 @@ def test_submission_limits_checked_before_scoring(demo_competition, keypair, tmp
 
 
 def test_lint_demo_competition(demo_competition, capsys):
-    from evaluator.commands.core import cmd_competition_lint  # noqa: F401  (verb exists)
+    from evaluator.commands.competition import cmd_competition_lint  # noqa: F401  (verb exists)
 
     (demo_competition / "README.md").write_text("# Demo\n")
     code, out, _ = run(["competition", "lint", demo_competition], capsys)

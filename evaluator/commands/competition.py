@@ -339,9 +339,33 @@ def cmd_baseline_run(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- lint
+def cmd_competition_lint(args: argparse.Namespace) -> int:
+    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
+    from evaluator.lint import lint_competition
+
+    private = keys.private_keys_from(args.private_key) if args.private_key else None
+    failed = 0
+    for folder in args.folders:
+        problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
+        if problems:
+            failed += 1
+            print(f"{folder}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{folder}: OK")
+    return 1 if failed else 0
+
+
 # ----------------------------------------------------------------------------- register
 def register(sub: argparse._SubParsersAction) -> None:
     cs = GROUPS["competition"]
+    lint = cs.add_parser("lint", help="check a competition folder for defects")
+    lint.add_argument("folders", type=Path, nargs="+")
+    lint.add_argument("--private-key", type=Path, action="append",
+                      help="also decrypt hidden labels to check them against public files")
+    lint.set_defaults(func=cmd_competition_lint)
     p = cs.add_parser("new", help="scaffold competitions/SLUG from templates")
     p.add_argument("slug")
     p.add_argument("--root", type=Path, help="folder to create it in (default: competitions/)")

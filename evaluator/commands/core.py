@@ -92,12 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("competition", help="maintain competition folders")
     cs = p.add_subparsers(dest="comp_command", metavar="ACTION", required=True)
-    GROUPS["competition"] = cs
-    lint = cs.add_parser("lint", help="check a competition folder for defects")
-    lint.add_argument("folders", type=Path, nargs="+")
-    lint.add_argument("--private-key", type=Path, action="append",
-                      help="also decrypt hidden labels to check them against public files")
-    lint.set_defaults(func=cmd_competition_lint)
+    GROUPS["competition"] = cs  # its verbs (new, build, readme, lint) are in commands.competition
 
     p = sub.add_parser("demo", help="end-to-end demo on real data shipped with scikit-learn")
     p.add_argument("--workdir", type=Path)
@@ -301,25 +296,6 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
     where = "beside the ledger" if args.out is None else "as --out asked"
     print(f"rendered {len(written)} page(s) from {ledger_path} into {out} ({where})")
     return 0
-
-
-def cmd_competition_lint(args: argparse.Namespace) -> int:
-    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
-    from evaluator.commands.competition import render_readme
-    from evaluator.lint import lint_competition
-
-    private = keys.private_keys_from(args.private_key) if args.private_key else None
-    failed = 0
-    for folder in args.folders:
-        problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
-        if problems:
-            failed += 1
-            print(f"{folder}: {len(problems)} problem(s)")
-            for p in problems:
-                print(f"  - {p}")
-        else:
-            print(f"{folder}: OK")
-    return 1 if failed else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
