@@ -284,3 +284,15 @@ def test_two_splits_can_share_their_parts(tmp_path, keypair):
     with pytest.raises(ConfigError, match="does not cover"):
         seal_labels(frame, spec, "test", keypair["public"], folder / "hidden" / "x.jwe",
                     seed=SEED, public=given.iloc[:10])
+
+
+def test_every_committed_competition_has_a_private_part():
+    """Issue 11: every hidden split in the repository has public and private parts, so no
+    competition answers pull requests with scores on its whole hidden test set."""
+    from tests.conftest import REPO
+
+    specs = [load_spec(p.parent) for p in sorted((REPO / "competitions").glob(
+        "*/competition.yaml"))]
+    assert specs
+    missing = [s.slug for s in specs if not s.has_parts]
+    assert missing == [], f"set public_fraction (and seal_labels(..., seed=seed)) in {missing}"
