@@ -253,12 +253,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(json.dumps({"accepted": True, "duplicate": outcome.duplicate,
                           "slug": outcome.slug, "participant": outcome.participant,
                           "scores": outcome.scores,
+                          "scored_on": (outcome.row or {}).get("scored_on", "all"),
                           "digest": outcome.row["digest"] if outcome.row else None,
                           "remaining_version": outcome.remaining_version,
                           "remaining_today": outcome.remaining_today}, sort_keys=True))
         return 0
     note = " (already scored; nothing new recorded)" if outcome.duplicate else ""
     print(f"accepted: {outcome.participant} on {outcome.slug}{note}")
+    if (outcome.row or {}).get("scored_on") == "public":
+        print("  scores on the public part of the hidden labels; the private part is sealed "
+              "in the ledger row until the reveal")
     for name, value in outcome.scores.items():
         print(f"  {name}: {value:.6f}")
     if ledger and not outcome.duplicate:
