@@ -92,8 +92,10 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             report.failed.append((r["digest"], f"{path} does not hash to its name"))
             continue
         try:
+            # a row named before identity namespaces was sealed for its legacy name
+            sealed_for = r.get("legacy_participant") or r["participant"]
             opened = envelope.open_envelope(sealed, keys, envelope.prediction_claims(
-                spec.slug, spec.version, r["participant"].lower()))
+                spec.slug, spec.version, sealed_for.lower()))
             table = validate_predictions(opened.plaintext, spec, expected,
                                          filename=spec.submission.file)
         except Rejection as err:
