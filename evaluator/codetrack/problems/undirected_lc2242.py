@@ -66,11 +66,13 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Scores up to 10^8 (LeetCode's bound): with 1..100 the best sums of dense graphs all
+    land near 400, so one constant answered 2.5 % of the cases."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 4:
         return None
-    scores = [rng.randint(1, 100) for _ in range(n)]
+    scores = [rng.randint(1, 10**8) for _ in range(n)]
     return {"scores": scores, "edges": edge_list(H, rng)}
 
 
