@@ -50,15 +50,36 @@ def _key(spec: Any, scores: Mapping[str, Any]) -> tuple[float, ...]:
     return tuple(values)
 
 
+def _key_fn(spec: Any) -> Any:
+    """`_key` with the rank_by keys read once (the same tuple; called per ranked row)."""
+    keys = [(k.score, k.order == "desc") for k in spec.rank_by]
+    if len(keys) == 1:
+        (name, desc), = keys
+        return (lambda s: (-float(s[name]),)) if desc else (lambda s: (float(s[name]),))
+    return lambda s: tuple(-float(s[n]) if d else float(s[n]) for n, d in keys)
+
+
 def counted(spec: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, Any]]],
                                                            dict[str, int]]:
     """(participant -> the submissions that count, participant -> accepted submissions)."""
     mine = [r for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")]
+    return _counted(spec, mine, rows)
+
+
+def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any]]
+             ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+    """`counted` from the competition's active, on-time submissions (`mine`, ledger order) and
+    the rows that may carry a final choice (`rows`, ledger order; others are skipped)."""
     active = {r["digest"]: r for r in mine}
     per: dict[str, list[dict[str, Any]]] = {}
     for r in mine:
-        per.setdefault(r["participant"].lower(), []).append(r)
+        who = r["participant"].lower()
+        subs = per.get(who)
+        if subs is None:
+            per[who] = [r]
+        else:
+            subs.append(r)
     choice: dict[str, list[str]] = {}
     for r in rows:  # ledger order is append order: a later choice replaces an earlier one
         if (r["type"] == FINAL_CHOICE and r.get("slug") == spec.slug
@@ -70,8 +91,9 @@ def counted(spec: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, list[dict[
     limit = getattr(getattr(spec, "rules", None), "final_submissions_per_version", 1)
     out: dict[str, list[dict[str, Any]]] = {}
     for who, subs in per.items():
-        chosen = [d for d in choice.get(who, []) if d in active
-                  and active[d]["participant"].lower() == who]
+        wish = choice.get(who)
+        chosen = [d for d in wish if d in active
+                  and active[d]["participant"].lower() == who] if wish else None
         if chosen:
             out[who] = [r for r in subs if r["digest"] in chosen]
         else:  # the default: the latest submissions
@@ -91,13 +113,30 @@ def _ranked(spec: Any, items: list[tuple[tuple[float, ...], str, Any]]) -> list[
 def standings(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[Entry]:
     """The live board: each participant's best counted submission on the scores recorded in
     the row (the public part for a split competition, the whole split otherwise)."""
-    chosen, counts = counted(spec, rows)
+    return _standings(spec, *counted(spec, rows))
+
+
+def _standings(spec: Any, chosen: dict[str, list[dict[str, Any]]], counts: dict[str, int]
+               ) -> list[Entry]:
+    key = _key_fn(spec)
     items = []
     for who, subs in chosen.items():
-        best = min(subs, key=lambda r: _key(spec, r["scores"]))
-        items.append((_key(spec, best["scores"]), who, best))
-    return [Entry(rank=rank, row=r, submissions=counts[r["participant"].lower()])
-            for rank, r in _ranked(spec, items)]
+        if len(subs) == 1:
+            best = subs[0]
+            items.append((key(best["scores"]), who, best))
+        else:  # the first of the best (min keeps the earliest of equal keys)
+            best_key, best = min(((key(r["scores"]), r) for r in subs), key=lambda t: t[0])
+            items.append((best_key, who, best))
+    items.sort(key=lambda t: (t[0], t[1]))
+    out: list[Entry] = []
+    previous: tuple[float, ...] | None = None
+    rank = 0
+    for i, (k, who, r) in enumerate(items):
+        if i == 0 or k != previous:
+            rank = i + 1
+        previous = k
+        out.append(Entry(rank=rank, row=r, submissions=counts[who]))
+    return out
 
 
 def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]]
@@ -107,21 +146,25 @@ def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]]
 
     Why: rendering every board called `standings` once per competition, each re-applying the
     audit lines to the whole ledger; at 100,000 rows those passes dominated rendering. Here the
-    audit lines are applied once, and each competition is ranked on its own rows (its active
-    submissions, re-scores applied, and its final-choice rows, in ledger order)."""
+    audit lines are applied once, each row is routed to its competition once, and each
+    competition is ranked on its own active on-time submissions and the rows that may carry a
+    final choice (final-choice rows, submissions with `final_choice`), in ledger order."""
     specs = list(specs)
-    subsets: dict[tuple[str, int], list[dict[str, Any]]] = {(s.slug, s.version): [] for s in specs}
-    active = {r["digest"]: r for r in active_submissions(rows)}
-    for r in rows:
-        subset = subsets.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
-        if subset is None:
-            continue
-        if r["type"] == SUBMISSION:
-            if r["digest"] in active:
-                subset.append(active[r["digest"]])
-        elif r["type"] == FINAL_CHOICE:
+    mine: dict[tuple[str, int], list[dict[str, Any]]] = {(s.slug, s.version): [] for s in specs}
+    choices: dict[tuple[str, int], list[dict[str, Any]]] = {k: [] for k in mine}
+    for r in active_submissions(rows):
+        subset = mine.get((r["slug"], r["version"]))
+        if subset is not None and not r.get("late"):
             subset.append(r)
-    return {s.slug: standings(s, subsets[(s.slug, s.version)]) for s in specs}
+    for r in rows:
+        if r["type"] == FINAL_CHOICE or (r["type"] == SUBMISSION
+                                         and r.get("final_choice") is not None):
+            subset = choices.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
+            if subset is not None:
+                subset.append(r)
+    return {s.slug: _standings(s, *_counted(s, mine[(s.slug, s.version)],
+                                            choices[(s.slug, s.version)]))
+            for s in specs}
 
 
 def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
