@@ -19,6 +19,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from evaluator import gcpause
 from evaluator.errors import ConfigError
 from evaluator.identity import migrate_row
 
@@ -65,9 +66,10 @@ class Ledger:
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
         body, tail = data[:end], data[end:]
-        rows = [self._parse(line, lineno)
-                for lineno, line in enumerate(body.decode("utf-8").split("\n"), 1)
-                if line.strip()]
+        with gcpause.paused():  # a large ledger: no heap walks per allocation burst
+            rows = [self._parse(line, lineno)
+                    for lineno, line in enumerate(body.decode("utf-8").split("\n"), 1)
+                    if line.strip()]
         if not tail.strip():
             return rows, None
         try:

@@ -32,6 +32,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from evaluator import gcpause
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root, templates_dir
@@ -275,6 +276,14 @@ def write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Pa
     Track boards (`evaluator.boards`) may be passed among `specs`; a registered board the ledger
     has rows for is added even when not passed, so its rows never make this fail.
     """
+    with gcpause.paused():  # see evaluator.gcpause: bulk passes over a large ledger
+        return _write_leaderboards(specs, rows, out_dir, ledger=ledger, changed=changed,
+                                   top=top)
+
+
+def _write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Path, *,
+                        ledger: Path | str | None, changed: Iterable[str] | None,
+                        top: int) -> list[Path]:
     boards = boards_for(specs, rows)
     specs = [s for s in specs if not is_board(s)]
     slugs = {s.slug for s in specs} | {b.slug for b in boards}

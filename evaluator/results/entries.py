@@ -82,7 +82,14 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
     `failures`: LLM runs that never produced a valid file (from run folders, see
     `failed_runs`), as {"slug", "model", "entrant", "mode"}; each becomes an entry with no
     score unless the model has a valid run there."""
-    active = active_submissions(rows)
+    by_version: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in active_submissions(rows):  # one routing pass, not one scan per competition
+        key = (r["slug"], r["version"])
+        found = by_version.get(key)
+        if found is None:
+            by_version[key] = [r]
+        else:
+            found.append(r)
     competitions: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
@@ -95,9 +102,9 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                               "note": reference.note} if reference else None)
         competitions[spec.slug] = meta
         score = spec.primary_score
-        mine = [r for r in active if r["slug"] == spec.slug and r["version"] == spec.version
-                and score in (r.get("scores") or {})]
-        latest: dict[str, dict[str, Any]] = {}
+        mine = [r for r in by_version.get((spec.slug, spec.version), ())
+                if score in (r.get("scores") or {})]
+        latest: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for r in mine:
             verdict = conformance.check_row(spec, r, k_reading=k_reading)
@@ -110,9 +117,8 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             if kind in LLM_KINDS:
                 llm_runs[(_name(r), kind)].append({**_run(r, score), **verdict})
             else:
-                latest[r["participant"].lower()] = {**r, "_verdict": verdict}
-        for r in latest.values():
-            verdict = r["_verdict"]
+                latest[r["participant"].lower()] = (r, verdict)  # no per-row copy
+        for r, verdict in latest.values():
             entries.append({"competition": spec.slug, "entrant": r["participant"],
                             "kind": _kind(r), "family": "", "score": float(r["scores"][score]),
                             "sem": None, "runs": [_run(r, score)],

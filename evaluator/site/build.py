@@ -20,6 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from evaluator import gcpause
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
 from evaluator.paths import templates_dir
@@ -57,6 +58,14 @@ def build_site(specs: list[Any], rows: list[dict[str, Any]], out: Path, *,
                ledger: Path | str | None = None, repo_url: str | None = None,
                changed: list[str] | None = None, shown: int = views.SHOWN) -> list[Path]:
     """Build the site into `out`; returns the files written (sorted)."""
+    with gcpause.paused():  # see evaluator.gcpause: bulk passes over a large ledger
+        return _build_site(specs, rows, Path(out), ledger=ledger, repo_url=repo_url,
+                           changed=changed, shown=shown)
+
+
+def _build_site(specs: list[Any], rows: list[dict[str, Any]], out: Path, *,
+                ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
+                shown: int) -> list[Path]:
     from evaluator.site import plots
 
     out = Path(out)

@@ -109,15 +109,12 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         if v is not None and math.isfinite(float(v)):
             spread[kind_of(r)].append(float(v))
     entries = [_entry(spec, e, primary) for e in keep]
-    counted = [{"kind": kind_of(e.row), "primary": e.row.get("scores", {}).get(primary),
-                "model": e.row.get("model", ""), "participant": e.row.get("participant", "")}
-               for e in table]
     return CompetitionView(
         spec=spec, slug=spec.slug, title=spec.title, metric=primary,
         higher=spec.higher_is_better(primary), scores=score_names(spec), entries=entries,
         total=len(table), submissions=len(subs), best=best, spread=spread,
         human_reference=getattr(spec, "human_reference", None),
-        intervals=sum(1 for e in entries if e["interval"]), extra={"counted": counted})
+        intervals=sum(1 for e in entries if e["interval"]))
 
 
 def submissions_by_competition(specs: list[Any], rows: list[dict[str, Any]]
