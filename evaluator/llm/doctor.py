@@ -118,7 +118,8 @@ def check_completion(report: Report, client: httpx.Client, url: str, model: str)
     report.facts.update(ping_reply=text[:200], ping_finish_reason=finish,
                         ping_latency_seconds=round(latency, 3), ping_usage=usage)
     tokens_out = usage.get("completion_tokens")
-    rate = f", {tokens_out / latency:.1f} tokens/s" if tokens_out and latency > 0 else ""
+    rate = (f", {tokens_out / latency:.1f} output tokens/s including prompt evaluation"
+            if tokens_out and latency > 0 else "")
     report.add("completion", OK, f"answered in {latency:.1f} s{rate}")
     if "prompt_tokens" not in usage or "completion_tokens" not in usage:
         report.add("usage", WARN, "the answer reports no token usage",
