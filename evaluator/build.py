@@ -72,13 +72,20 @@ def _strata(values: pd.Series, discrete: bool) -> np.ndarray:
 
 
 def draw_public_part(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
-                     seed: str) -> pd.Series:
+                     seed: str, groups: pd.Series | None = None) -> pd.Series:
     """True for the rows of the public part of one hidden split, False for the private part.
 
     Why stratified and seeded: both parts must have the class balance (or value range) of the
     split so their scores estimate the same quantity, and nobody without the secret seed may
     be able to tell which ids are public. Rows are ordered by id first, so the draw depends
     only on the split's content, not on how a builder happened to order it.
+
+    With `groups` (one label per row, aligned with `frame`'s index: the speaker of a
+    recording, the molecule of two twin graphs) the public part is made of whole groups. Why:
+    when public data ties the rows of a group together (same-speaker edges) and a group shares
+    one label, a random row-level part puts every group in both parts, so probing the public
+    score decodes each group's label and with it the private rows. Whole groups keep the
+    private groups out of all feedback.
     """
     from sklearn.model_selection import train_test_split
 
@@ -93,11 +100,47 @@ def draw_public_part(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
     target = spec.targets[0]
     strata: np.ndarray | None = _strata(ordered[target.name], target.type == "class")
     state = int(rng_for(seed, spec.slug, f"public-part\x00{split}").integers(0, 2**32 - 1))
+    if groups is not None:
+        return _draw_groups(ordered, frame, spec, split, groups, strata, n_public, state)
     if min(n_public, n - n_public) < len(set(strata.tolist())):
         strata = None  # fewer rows in a part than strata: no stratified draw exists
     public_pos, _ = train_test_split(np.arange(n), train_size=n_public, random_state=state,
                                      stratify=strata)
     flags = np.zeros(n, dtype=bool)
+    flags[public_pos] = True
+    return pd.Series(flags, index=ordered.index).reindex(frame.index)
+
+
+def _draw_groups(ordered: pd.DataFrame, frame: pd.DataFrame, spec: CompetitionSpec,
+                 split: str, groups: pd.Series, strata: np.ndarray, n_public: int,
+                 state: int) -> pd.Series:
+    """Public part = one fold of whole groups (scikit-learn's StratifiedGroupKFold, shuffled
+    from the seed, folds of about `public_fraction` of the rows): a fold that leaves every
+    stratum in the private part, then the one whose row count is nearest to `n_public`; groups
+    are never split between the parts. With few groups a part can lack a class (one healthy
+    speaker among six): it is then the public part, never the private one."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    labels = groups.reindex(ordered.index)
+    if labels.isna().any():
+        raise ConfigError(f"{spec.slug}: `groups` does not cover every row of split {split!r}")
+    labels = labels.astype(str).to_numpy()
+    n_groups = len(set(labels.tolist()))
+    folds = min(n_groups, max(2, round(1 / float(spec.public_fraction or 0.5))))
+    if n_groups < 2:
+        raise ConfigError(f"{spec.slug}: split {split!r} has {n_groups} group; a public part "
+                          "of whole groups needs at least two")
+    splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=state)
+    candidates = [fold for _, fold in splitter.split(np.zeros(len(labels)), strata, labels)]
+    every = set(strata.tolist())
+
+    def rank(fold: np.ndarray) -> tuple[bool, int]:
+        # the private part decides the final standings: keep every class (stratum) in it
+        private = np.setdiff1d(np.arange(len(labels)), fold)
+        return set(strata[private].tolist()) != every, abs(len(fold) - n_public)
+
+    public_pos = min(candidates, key=rank)
+    flags = np.zeros(len(labels), dtype=bool)
     flags[public_pos] = True
     return pd.Series(flags, index=ordered.index).reindex(frame.index)
 
@@ -122,13 +165,15 @@ def _check_parts(frame: pd.DataFrame, spec: CompetitionSpec, split: str) -> None
 
 def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
                 public_key: rsa.RSAPublicKey, path: Path, *, seed: str | None = None,
-                public: pd.Series | None = None) -> None:
+                public: pd.Series | None = None, groups: pd.Series | None = None) -> None:
     """Encrypt one split's labels (id column + targets) to the platform key.
 
     With `public_fraction` in the spec, the sealed table also names each id's part (column
     `__part__`: public / private), drawn from the secret `seed` by `draw_public_part`, or
     given as `public` (True per public row, aligned with `frame`'s index) when two splits hold
     the same items and must share their parts (e.g. clean and perturbed copies of a molecule).
+    A split that declares `clusters` (rows that are not independent) needs `groups` (see
+    `draw_public_part`) or an explicit `public`, so its public part is drawn as whole clusters.
     """
     columns = [spec.id_column] + [t.name for t in spec.targets]
     missing = set(columns) - set(frame.columns)
@@ -140,8 +185,14 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
             raise ConfigError(f"{spec.slug}: public_fraction is set, so seal_labels(..., "
                               f"seed=seed) needs the build seed to draw split {split!r}'s "
                               "public part")
+        declared = spec.splits[split].clusters if split in spec.splits else None
+        if public is None and groups is None and declared is not None:
+            raise ConfigError(f"{spec.slug}: split {split!r} declares clusters "
+                              f"({declared.name!r}), so seal_labels(..., groups=...) needs "
+                              "the cluster of every row: a public part that splits clusters "
+                              "lets probes of the public score decode the private labels")
         if public is None:
-            public = draw_public_part(frame, spec, split, seed)
+            public = draw_public_part(frame, spec, split, seed, groups)
         else:
             public = public.reindex(frame.index)
             if public.isna().any():

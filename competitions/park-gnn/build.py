@@ -11,7 +11,9 @@ measures, 32 subjects). GNN-CB turned this table into a graph; so does this buil
   secret seed. A recording-level split would let the same-subject edges copy a test subject's
   diagnosis from its own training recordings; 39 test recordings = the three 7-recording
   subjects + three 6-recording subjects, with one or two healthy subjects among the six;
-- recording names (which carry the subject id) are dropped and ids remapped.
+- recording names (which carry the subject id) are dropped and ids remapped;
+- the public part of the test split (the 30 % scored in PR answers) is two whole test
+  subjects, so no feedback ever depends on a private subject's recordings.
 """
 
 from __future__ import annotations
@@ -90,5 +92,7 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     test = labels[is_test].sort_values("id")
     write_csv(test[["id"]], data / "test_ids.csv")
     write_csv(sample_submission(test["id"], spec), data / "sample_submission.csv")
+    # the public part (feedback) is whole speakers: the same-speaker edges would otherwise map
+    # every public recording to the private recordings of its speaker, one label each
     seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
-                seed=seed)
+                seed=seed, groups=pd.Series(subject, index=labels.index))
