@@ -9,6 +9,7 @@ seal hidden labels with the platform key. Doing that once here keeps builders sh
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +132,9 @@ def _draw_groups(ordered: pd.DataFrame, frame: pd.DataFrame, spec: CompetitionSp
         raise ConfigError(f"{spec.slug}: split {split!r} has {n_groups} group; a public part "
                           "of whole groups needs at least two")
     splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=state)
-    candidates = [fold for _, fold in splitter.split(np.zeros(len(labels)), strata, labels)]
+    with warnings.catch_warnings():  # "least populated class < n_splits": expected, few groups
+        warnings.simplefilter("ignore", UserWarning)
+        candidates = [f for _, f in splitter.split(np.zeros(len(labels)), strata, labels)]
     every = set(strata.tolist())
 
     def rank(fold: np.ndarray) -> tuple[bool, int]:

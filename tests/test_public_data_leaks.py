@@ -26,6 +26,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parent.parent
 GTA = REPO / "competitions" / "gta" / "data"
@@ -274,3 +276,43 @@ def test_the_probe_attack_decodes_a_row_level_public_part(tmp_path, shared_secre
     print(f"park-gnn row-level public part: private macro-F1 attack {attack:.4f}, "
           f"majority guess {majority:.4f} (n={n})")
     assert attack >= majority + 0.3 and attack >= 0.9, (attack, majority)
+
+
+def _toy_split(groups: list[int], labels: list[int]) -> pd.DataFrame:
+    return pd.DataFrame({"id": range(10_000, 10_000 + len(groups)), "label": labels},
+                        index=range(len(groups)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 8), st.integers(0, 1)), min_size=3, max_size=12),
+       st.text(min_size=16, max_size=24))
+def test_a_group_aware_public_part_never_splits_a_group(groups, seed):
+    """Random group sizes and labels: every group lies wholly in one part, both parts are
+    non-empty, and the same seed draws the same part."""
+    from evaluator.build import draw_public_part
+    from evaluator.spec import load_spec
+
+    member = [g for g, (size, _) in enumerate(groups) for _ in range(size)]
+    assume(len(member) >= 10)  # fewer rows: public_fraction 0.3 leaves a part empty (refused)
+    label = [y for size, y in groups for _ in range(size)]
+    frame = _toy_split(member, label)
+    spec = load_spec(PARK)
+    by_group = pd.Series(member, index=frame.index)
+    public = draw_public_part(frame, spec, "test", seed, by_group)
+    assert public.groupby(by_group).nunique().max() == 1
+    assert 0 < public.sum() < len(public)
+    assert public.equals(draw_public_part(frame, spec, "test", seed, by_group))
+
+
+def test_sealing_a_clustered_split_without_groups_is_refused(tmp_path):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from evaluator.build import seal_labels
+    from evaluator.errors import ConfigError
+    from evaluator.spec import load_spec
+
+    frame = _toy_split([0] * 6 + [1] * 6 + [2] * 7, [1] * 12 + [0] * 7)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    with pytest.raises(ConfigError, match=r"declares clusters.*groups="):
+        seal_labels(frame, load_spec(PARK), "test", key, tmp_path / "x.jwe", seed="s" * 20)
+    assert not (tmp_path / "x.jwe").exists()
