@@ -50,9 +50,10 @@ def test_records_and_pushes(arena: Arena) -> None:
     assert git(arena.origin, "log", "-1", "--format=%an <%ae>|%s", "main") == \
         "gnncb-bot <41898282+github-actions[bot]@users.noreply.github.com>|record alice"
     files = git(arena.origin, "show", "--name-only", "--format=", "main").splitlines()
+    # only alice's competition is re-rendered (board + its full CSV), plus the index
     assert sorted(files) == sorted([
         "leaderboard/README.md", f"leaderboard/envelopes/{r['digest']}.jwe",
-        "leaderboard/ledger.jsonl", "leaderboard/toy-graphs.md", "leaderboard/toy-nodes.md"])
+        "leaderboard/ledger.jsonl", "leaderboard/toy-nodes.csv", "leaderboard/toy-nodes.md"])
 
 
 def test_push_conflict_is_retried_on_the_new_tip(arena: Arena) -> None:

@@ -42,8 +42,12 @@ def limit_seconds(ref_seconds: float) -> float:
     """The CPU limit the judge's default configuration derives from a modelled reference time,
     stored with the case so a set carries its limits (the judge recomputes it from
     `ref_seconds` with its own configuration; the tests check the two agree)."""
-    from evaluator.codetrack.judge import JudgeConfig
+    return round(min(TIMEOUT_CAP, max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * ref_seconds)), 3)
 
-    config = JudgeConfig()
-    return round(min(config.timeout_cap, max(config.timeout_floor,
-                                             config.timeout_factor * ref_seconds)), 3)
+
+# The judge's default per-case CPU limit = max(floor, factor x modelled reference time), capped;
+# JudgeConfig takes its defaults from here (this module must not import the judge: the judge
+# imports the case sets, which import this module).
+TIMEOUT_FACTOR = 10.0
+TIMEOUT_FLOOR = 1.0
+TIMEOUT_CAP = 20.0

@@ -42,6 +42,7 @@ from typing import Any
 from evaluator import sandbox, sandbox_fs
 from evaluator.codetrack.cases import Case, CaseSet
 from evaluator.codetrack.checkers import Verdict, exact
+from evaluator.codetrack.costmodel import TIMEOUT_CAP, TIMEOUT_FACTOR, TIMEOUT_FLOOR
 from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
 
@@ -65,9 +66,9 @@ RECORD_TEXT_CHARS = 2000  # error text kept from a record
 class JudgeConfig:
     """Limits and budgets of one judging run (defaults suit 20-200 node graphs)."""
 
-    timeout_factor: float = 10.0  # per-case time = max(floor, factor x reference time) ...
-    timeout_floor: float = 1.0  # ... in CPU seconds; wall allowance = 3x that (+2 s)
-    timeout_cap: float = 20.0
+    timeout_factor: float = TIMEOUT_FACTOR  # per-case time = max(floor, factor x ref time) ...
+    timeout_floor: float = TIMEOUT_FLOOR  # ... in CPU seconds; wall allowance = 3x that (+2 s)
+    timeout_cap: float = TIMEOUT_CAP
     memory_bytes: int = 1024**3  # per worker process (see docs/sandbox.md: memory)
     max_processes: int = 32  # processes/threads a solution may have at once
     max_output_bytes: int = 8 * 1024 * 1024  # one answer, JSON-encoded
