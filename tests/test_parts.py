@@ -286,3 +286,34 @@ def test_two_splits_can_share_their_parts(tmp_path, keypair):
         seal_labels(frame, spec, "test", keypair["public"], folder / "hidden" / "x.jwe",
                     seed=SEED, public=given.iloc[:10])
 
+
+
+def test_every_committed_competition_has_a_private_part():
+    """Issue 11: every hidden split in the repository has public and private parts, so no
+    competition answers pull requests with scores on its whole hidden test set."""
+    from tests.conftest import REPO
+
+    specs = [load_spec(p.parent) for p in sorted((REPO / "competitions").glob(
+        "*/competition.yaml"))]
+    assert specs
+    missing = [s.slug for s in specs if not s.has_parts]
+    assert missing == [], f"set public_fraction (and seal_labels(..., seed=seed)) in {missing}"
+
+
+def test_committed_boards_show_public_part_scores_only():
+    """The boards say 'Scores are on the public part': the row each baseline is ranked by
+    must be scored on the public part (a row scored on the whole split would tell the private
+    score to anyone who subtracts)."""
+    from evaluator.ledger import Ledger
+    from evaluator.paths import default_ledger
+    from evaluator.ranking import standings
+    from tests.conftest import REPO
+
+    rows = Ledger(default_ledger()).rows()
+    wrong = []
+    for path in sorted((REPO / "competitions").glob("*/competition.yaml")):
+        spec = load_spec(path.parent)
+        for entry in standings(spec, rows):
+            if entry.row.get("scored_on") != "public":
+                wrong.append((spec.slug, entry.row["participant"], entry.row.get("scored_on")))
+    assert wrong == [], f"re-run `gnncb baseline run` for {sorted({w[0] for w in wrong})}"
