@@ -1,19 +1,25 @@
 """Property test: whatever bytes a pull request holds, the keyed job answers with a verdict.
 
 Random and mutated envelopes, metadata and CSVs go through `evaluate_bytes` (the one scoring
-path) and through `score_pr` (the pull-request scoring job, against the fake GitHub server).
+path) and through the pull-request flow (the keyed scoring job, its artifact, the unkeyed publish
+job, against the fake GitHub server).
 The property: the only exception is a Rejection (the participant's fault, answered on the PR),
 and the ledger is byte-for-byte unchanged after a rejection. A ConfigError here would be the
 keyed job failing with no answer, which is exactly what a hostile PR must never cause.
 
+Each property also checks that the random inputs reached the layer it aims at (accepted files and
+rejections of the predictions themselves, not only of the metadata or the envelope), so a
+strategy that stopped reaching the CSV validator would fail here rather than pass vacuously.
+
 Budget: a fixed seed (`derandomize`) and a small number of examples in CI; set
-GNNCB_FUZZ_EXAMPLES (e.g. 5000) for a nightly-sized run.
+GNNCB_FUZZ_EXAMPLES (e.g. 5000) for a nightly-sized run (ci.yml's scheduled job does).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +28,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluator import envelope
-from evaluator.ci.score import score_pr
 from evaluator.errors import Rejection
 from evaluator.ledger import Ledger
 from evaluator.pipeline import evaluate_bytes
-from tests.conftest_github import Arena, _shared_keypair, client, truth_for
-from tests.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
+from tests.conftest_github import Arena, _shared_keypair, run_publish, run_score, truth_for
+from tests.fake_github import FakeGitHub
 from tests.test_hostile_inputs import raw_envelope
 
 EXAMPLES = int(os.environ.get("GNNCB_FUZZ_EXAMPLES", "0")) or None
 FUZZ = settings(max_examples=EXAMPLES or 120, derandomize=True, deadline=None,
                 suppress_health_check=list(HealthCheck), database=None)
-PR_FUZZ = settings(FUZZ, max_examples=EXAMPLES or 30)
+CSV_FUZZ = settings(FUZZ, max_examples=EXAMPLES or 80)
+PR_FUZZ = settings(FUZZ, max_examples=EXAMPLES or 25)
 SLUG = "toy-nodes"
 
 
@@ -143,52 +149,92 @@ def _ledger_bytes(path: Path) -> bytes:
 # -- properties ---------------------------------------------------------------------------------
 
 
-def test_evaluate_bytes_answers_every_input(world: dict[str, Any], tmp_path: Path) -> None:
-    ledger = Ledger(tmp_path / "ledger.jsonl")
+def _evaluate(world: dict[str, Any], ledger: Ledger, sealed: bytes, meta: bytes) -> str:
+    """One submission through evaluate_bytes; returns 'accepted' or the rejection code and
+    checks the ledger invariant either way."""
     competition = world["root"] / "competitions" / SLUG
-    keys = world["arena"].keypair.private
-    seen = {"accepted": 0, "rejected": 0}
+    before = _ledger_bytes(ledger.path)
+    try:
+        outcome = evaluate_bytes(competition, sealed, meta, participant="alice",
+                                 keys=world["arena"].keypair.private, ledger=ledger,
+                                 participant_id=1)
+    except Rejection as err:
+        assert _ledger_bytes(ledger.path) == before
+        assert str(err).strip(), "a rejection must say what is wrong"
+        return err.code
+    assert outcome.accepted and set(outcome.scores) == {"accuracy", "macro_f1"}
+    rows = ledger.rows()
+    assert len(rows) == 1 and rows[0]["digest"] == envelope.digest(sealed)
+    json.loads(json.dumps(rows[0], allow_nan=False))  # plain, finite JSON
+    return "accepted"
+
+
+def test_evaluate_bytes_answers_every_input(world: dict[str, Any], tmp_path: Path) -> None:
+    fresh = iter(range(10**9))
+    seen: Counter[str] = Counter()
 
     @FUZZ
     @given(sealed=envelopes(world), meta=metadatas(world))
     def run(sealed: bytes, meta: bytes) -> None:
-        before = _ledger_bytes(ledger.path)
-        try:
-            outcome = evaluate_bytes(competition, sealed, meta, participant="alice",
-                                     keys=keys, ledger=ledger, participant_id=1)
-        except Rejection:
-            seen["rejected"] += 1
-            assert _ledger_bytes(ledger.path) == before
-            return
-        seen["accepted"] += 1
-        assert outcome.accepted and set(outcome.scores) == {"accuracy", "macro_f1"}
-        for row in ledger.rows():  # every accepted row is plain, finite JSON
-            json.loads(json.dumps(row, allow_nan=False))
+        # a fresh ledger per example: the daily limit must not hide the later layers
+        seen[_evaluate(world, Ledger(tmp_path / f"l{next(fresh)}.jsonl"), sealed, meta)] += 1
 
     run()
-    assert seen["rejected"] > 0
+    assert seen["accepted"] > 0, seen
+    assert {"invalid-metadata", "invalid-predictions"} <= set(seen), seen
+    assert sum(n for code, n in seen.items() if code != "accepted") > seen["accepted"], seen
 
 
-def test_pr_scoring_answers_every_input(world: dict[str, Any]) -> None:
-    arena, root = world["arena"], world["root"]
-    ledger = root / "leaderboard" / "ledger.jsonl"
-    before = _ledger_bytes(ledger)
+def test_random_prediction_files_answer_with_a_verdict(world: dict[str, Any],
+                                                      tmp_path: Path) -> None:
+    """Valid envelope and metadata around random and mutated CSV bytes: the validator and
+    the scorer answer every one."""
+    fresh = iter(range(10**9))
+    seen: Counter[str] = Counter()
+    public = world["arena"].keypair.public
+    claims = envelope.prediction_claims(SLUG, 1, "alice")
+
+    @CSV_FUZZ
+    @given(data=csv_text(world["ids"]))
+    def run(data: bytes) -> None:
+        sealed = envelope.seal(data, public, claims)
+        seen[_evaluate(world, Ledger(tmp_path / f"c{next(fresh)}.jsonl"), sealed,
+                       world["meta"])] += 1
+
+    run()
+    assert seen["accepted"] > 0 and seen["invalid-predictions"] > 0, seen
+
+
+def test_pr_flow_answers_every_input(world: dict[str, Any]) -> None:
+    """The whole pull-request flow: the keyed scoring job (result round-tripped through the
+    artifact JSON) then the unkeyed publish job. A rejection leaves origin's ledger as it was;
+    an acceptance adds exactly that envelope's row; every PR gets exactly one answer."""
+    arena = world["arena"]
     counter = iter(range(1, 10**6))
     folder = f"competitions/{SLUG}/submissions/alice"
+    seen: Counter[str] = Counter()
     with FakeGitHub() as fake:
-        gh = client(fake, READ_TOKEN)
 
         @PR_FUZZ
         @given(sealed=envelopes(world), meta=metadatas(world))
         def run(sealed: bytes, meta: bytes) -> None:
             number = next(counter)
+            before = arena.rows()
             fake.open_pr(number, "alice", {f"{folder}/predictions.csv.enc": sealed,
                                            f"{folder}/metadata.json": meta}, author_id=1)
-            result = score_pr(gh, number, root=root, load_keys=lambda: arena.keypair.private,
-                              bot_login=BOT_LOGIN)
+            result = run_score(arena, fake, number)
             assert result.status in ("accepted", "rejected"), result
+            run_publish(arena, fake, result)
+            after = arena.rows()
             if result.status == "rejected":
                 assert result.reason and result.code and result.row is None
-            assert _ledger_bytes(ledger) == before  # the scoring job never writes
+                assert after == before
+            else:
+                new = after[len(before):]
+                assert after[: len(before)] == before
+                assert [r["digest"] for r in new] == [envelope.digest(sealed)]
+            assert len(fake.bot_comments(number)) == 1
+            seen[result.status if result.status == "accepted" else result.code] += 1
 
         run()
+    assert len(seen) > 1, seen
