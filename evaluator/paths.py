@@ -46,27 +46,48 @@ def competition_slugs(root: Path | None = None) -> list[str]:
     return sorted(p.parent.name for p in base.glob("*/competition.yaml"))
 
 
-def resolve_competition(value: str | Path) -> Path:
+def resolve_competition(value: str | Path, root: Path | None = None, *,
+                        folders_only: bool = False) -> Path:
     """A competition given as a folder (`competitions/gnn-cora`) or as a slug (`gnn-cora`).
 
     Why both: participants copy the slug from the README's table, maintainers tab-complete a
     path; every verb takes either. An unknown name gets the closest slugs and the full list, so
-    a typo never ends in a bare "not found".
+    a typo never ends in a bare "not found". `root` is the repository whose `competitions/`
+    holds the slugs (the verbs' `--root`; default: this checkout). With `folders_only` any
+    existing folder is accepted as it is (lint reports a folder without competition.yaml, and
+    track boards such as graph-coding have none).
     """
     import difflib
 
+    top = Path(root) if root is not None else repo_root()
+    base = top / "competitions"
     path = Path(value)
-    if (path / "competition.yaml").is_file():
-        return path
-    candidate = competitions_dir() / str(value)
-    if "/" not in str(value) and (candidate / "competition.yaml").is_file():
-        return candidate
-    slugs = competition_slugs()
+    candidate = base / str(value)
+    # as given (relative to the working directory), as a slug, and relative to the repository
+    # (`competitions/gnn-cora` typed outside the checkout)
+    tries = [path, *([candidate] if "/" not in str(value) else []),
+             *([top / path] if not path.is_absolute() else [])]
+    found = next((f for f in tries if (f / "competition.yaml").is_file()), None)
+    if found is None and folders_only:
+        found = next((f for f in tries if f.is_dir()), None)
+    if found is not None:
+        return found
+    slugs = competition_slugs(base)
     close = difflib.get_close_matches(path.name, slugs, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    listing = ", ".join(slugs) if slugs else "(none found under competitions/)"
+    listing = ", ".join(slugs) if slugs else f"(none found under {base})"
     raise ConfigError(f"competition {str(value)!r} not found: neither {path} nor {candidate} "
                       f"holds a competition.yaml{hint}\n  competitions: {listing}")
+
+
+def competition_slug(value: str | Path, root: Path | None = None) -> str:
+    """The slug of a competition given as a slug or a folder, checked against `root`'s
+    competitions/ (verbs that take `--root` and look the slug up there themselves)."""
+    folder = resolve_competition(value, root)
+    if root is not None and folder.resolve().parent != (Path(root) / "competitions").resolve():
+        # a folder path outside --root: its slug must still name one of root's competitions
+        folder = resolve_competition(folder.name, root)
+    return folder.name
 
 
 def competition_arg(value: str) -> Path:

@@ -35,6 +35,18 @@ from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_
 from evaluator.errors import ConfigError
 
 SUB_ABBREV = {"connected": "c", "disconnected": "dc", "cyclic": "cy", "acyclic": "acy"}
+# What the report's abbreviations mean: printed by `gnncb code report` and written above the
+# tables that use them (report.md), so no reader has to guess a column.
+LEGEND = {
+    "subcategories": "Sub-categories: " + ", ".join(f"{a} = {name}"
+                                                    for name, a in SUB_ABBREV.items()) + ".",
+    "problems": ("Columns: dir. = direction (D directed, U undirected); diff. = difficulty; "
+                 "pass [base] = pass rate with the trivial baseline in brackets; verdicts per "
+                 "case: WA = wrong answer, RE = runtime error (an exception or a non-zero "
+                 "exit), TLE = time limit exceeded (wall or CPU), MLE = memory limit exceeded, "
+                 "invalid = output that cannot be read as an answer; not run = cases skipped "
+                 "(repeated timeouts, a crashed worker, or a solution that did not load)."),
+}
 DIRECTIONS = ("directed", "undirected")
 
 # GraphEval36K, Table 4 (label, direction or None for both, category, nodes, edges, degree,
@@ -442,7 +454,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     env = environment()
     env.filters.update({"pct": _pct, "fig": _fig, "num": _num, "p": _p,
                         "trunc": lambda v, n=300: truncate(v, n), "code": _code})
-    return env.get_template("codetrack_report.md.j2").render(report=report)
+    return env.get_template("codetrack_report.md.j2").render(report=report, legend=LEGEND)
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

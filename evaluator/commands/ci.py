@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator import keys
 from evaluator.cli import GROUPS
 from evaluator.errors import ConfigError
-from evaluator.paths import repo_root
+from evaluator.paths import competition_slug, repo_root
 
 PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
 DEFAULT_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     GROUPS["ledger"] = ls
     r = ls.add_parser("rescore", help="re-score every active submission of a competition "
                                       "(after a hidden-label fix) and re-render")
-    r.add_argument("slug")
+    r.add_argument("slug", metavar="COMPETITION",
+                   help="competition slug (gnn-cora) or folder (competitions/gnn-cora)")
     r.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
     r.add_argument("--private-key", type=Path, action="append")
     r.add_argument("--reason", default="hidden labels corrected")
@@ -69,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--root", type=Path, default=None)
     w.set_defaults(func=cmd_ledger_withdraw)
     q = ls.add_parser("list", help="list submissions with their digests (filters combine)")
-    q.add_argument("--competition", help="slug")
+    q.add_argument("--competition", help="slug or folder (competitions/gnn-cora)")
     q.add_argument("--participant", help="login or platform entrant name")
     q.add_argument("--kind", choices=["human", "llm-api", "llm-agent", "baseline"])
     q.add_argument("--status", choices=["active", "rescored", "stale", "withdrawn"])
@@ -180,7 +181,8 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     from evaluator.ci.record import rerender
 
     root = args.root or repo_root()
-    report = rescore(root, args.slug, load_keys(args.private_key), reason=args.reason,
+    slug = competition_slug(args.slug, args.root)
+    report = rescore(root, slug, load_keys(args.private_key), reason=args.reason,
                      by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
     print(f"{report.slug} v{report.version}: re-scored {report.checked} active submission(s); "
           f"{len(report.changed)} changed")
@@ -235,13 +237,31 @@ def _scores_text(scores: dict) -> str:
     return ", ".join(f"{k}={v:.4f}" for k, v in scores.items())
 
 
+def _ledger_slug(value: str, rows: list) -> str:
+    """`--competition` as a slug or a folder; a name neither the ledger nor competitions/ knows
+    gets the closest ones and the list instead of an empty listing."""
+    import difflib
+
+    from evaluator.paths import competition_slugs
+
+    name = Path(value).name
+    known = sorted({r["slug"] for r in rows if "slug" in r} | set(competition_slugs()))
+    if name in known:
+        return name
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ConfigError(f"competition {value!r} not found in the ledger or competitions/{hint}\n"
+                      f"  competitions: {', '.join(known) or '(none)'}")
+
+
 def cmd_ledger_list(args: argparse.Namespace) -> int:
     import json
 
     from evaluator.ledgerview import select
 
     path, rows = _ledger_rows(args.ledger)
-    found = select(rows, competition=args.competition, participant=args.participant,
+    competition = _ledger_slug(args.competition, rows) if args.competition else None
+    found = select(rows, competition=competition, participant=args.participant,
                    kind=args.kind, since=args.since, until=args.until, status=args.status)
     for state in found:
         r = state.row

@@ -358,7 +358,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import CaseSet
-    from evaluator.codetrack.report import build_report, write_report
+    from evaluator.codetrack.report import LEGEND, build_report, write_report
 
     report = build_report(args.run, CaseSet(args.cases) if args.cases else None)
     paths = write_report(report, args.out or Path(args.run) / "report")
@@ -371,6 +371,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"as published {100 * pub['rate']:.1f} % (baseline {100 * pub['baseline']:.1f} %)")
     for path in paths:
         print(f"wrote {path}")
+    print("\n".join(LEGEND.values()))
     return 0
 
 

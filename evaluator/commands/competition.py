@@ -83,6 +83,17 @@ def resolve_folder(slug_or_path: str) -> Path:
     return resolve_competition(slug_or_path)
 
 
+def command_arg(folder: Path) -> str:
+    """How a printed follow-up command names a competition: its slug when the slug resolves to
+    this very folder, else the folder itself, shell-quoted (a pasted line must run as shown)."""
+    candidate = competitions_dir() / folder.name
+    try:
+        same = candidate.resolve() == Path(folder).resolve()
+    except OSError:
+        same = False
+    return folder.name if same else shlex.quote(str(folder))
+
+
 def _plain_env(directory: Path) -> Environment:
     """Jinja for files we write ourselves (README, scaffolds): maintainer text is Markdown and
     stays as written; participant strings are escaped explicitly with `| md`."""
@@ -299,7 +310,7 @@ def cmd_readme(args: argparse.Namespace) -> int:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""
         if current != text:
             print(f"{path} is out of date; run "
-                  f"`gnncb competition readme {shlex.quote(folder.name)}`", file=sys.stderr)
+                  f"`gnncb competition readme {command_arg(folder)}`", file=sys.stderr)
             return 1
         print(f"{path}: up to date")
         return 0
@@ -346,7 +357,8 @@ def cmd_competition_lint(args: argparse.Namespace) -> int:
 
     private = keys.private_keys_from(args.private_key) if args.private_key else None
     failed = 0
-    for folder in args.folders:
+    for value in args.folders:
+        folder = resolve_competition(value, folders_only=True)
         problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
         if problems:
             failed += 1
@@ -362,7 +374,8 @@ def cmd_competition_lint(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     cs = GROUPS["competition"]
     lint = cs.add_parser("lint", help="check a competition folder for defects")
-    lint.add_argument("folders", type=Path, nargs="+")
+    lint.add_argument("folders", nargs="+", metavar="COMPETITION",
+                      help="competition slugs (gnn-cora) or folders (competitions/gnn-cora)")
     lint.add_argument("--private-key", type=Path, action="append",
                       help="also decrypt hidden labels to check them against public files")
     lint.set_defaults(func=cmd_competition_lint)

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from evaluator.cli import GROUPS
-from evaluator.paths import repo_root
+from evaluator.paths import competition_slug, repo_root
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     if cs is not None:
         p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
                                          "render the final standings")
-        p.add_argument("slug")
+        p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
         p.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
         p.add_argument("--private-key", type=Path, action="append",
                        help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     if ls is not None:
         c = ls.add_parser("choose-final", help="record which submissions of a participant "
                                                "count as final (audit line)")
-        c.add_argument("slug")
+        c.add_argument("slug", metavar="COMPETITION", help="slug or folder")
         c.add_argument("digests", nargs="+", help="digests (>= 8 characters) of the chosen "
                                                   "submissions")
         c.add_argument("--participant", required=True)
@@ -62,6 +62,7 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     from evaluator.reveal import reveal
 
     root = args.root or repo_root()
+    args.slug = competition_slug(args.slug, args.root)
     if args.from_row is not None:
         return _record_row(args, root)
     report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
@@ -118,7 +119,8 @@ def _record_row(args: argparse.Namespace, root: Path) -> int:
 def cmd_choose_final(args: argparse.Namespace) -> int:
     from evaluator.reveal import choose_final
 
-    row, written = choose_final(args.root or repo_root(), args.slug, args.participant,
+    slug = competition_slug(args.slug, args.root)
+    row, written = choose_final(args.root or repo_root(), slug, args.participant,
                                 args.digests, by=args.by, reason=args.reason)
     chosen = ", ".join(d[:12] for d in row["chosen"])
     print(f"{row['participant']} on {row['slug']} v{row['version']}: final = {chosen}"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from evaluator.ledger import Ledger
-from evaluator.paths import competitions_dir, default_ledger
+from evaluator.paths import competitions_dir, default_ledger, repo_root
 
 
 def _specs(args: argparse.Namespace) -> list:
@@ -45,8 +45,19 @@ def _dataset(args: argparse.Namespace) -> dict:
     from evaluator.llm.report import load_runs, low_scoring
 
     rows = Ledger(args.ledger or default_ledger()).rows()
-    return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=args.runs,
+    runs = args.runs
+    if runs is None and args.ledger is None and not args.no_committed_runs:
+        runs = committed_campaigns()
+    return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=runs,
                        load_runs=load_runs, classify=low_scoring)
+
+
+def committed_campaigns(root: Path | None = None) -> list[Path]:
+    """The GNN-track campaigns committed with the repository (`campaigns/NAME/gnn`, summaries
+    only). Why by default: they belong with the repository's ledger; a model that produced no
+    valid file there has no ledger row, and leaving it out would drop its failures."""
+    base = (root or repo_root()) / "campaigns"
+    return sorted(p for p in base.glob("*/gnn") if p.is_dir())
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -99,7 +110,11 @@ def _common(p: argparse.ArgumentParser, *, ledger: bool = True) -> None:
         p.add_argument("--source", help="use this imported reference source, not the ledger")
         p.add_argument("--runs", type=Path, action="append",
                        help="LLM campaign folder whose failed runs count as pairs with no valid "
-                            "file (repeatable)")
+                            "file: run folders (runs/NAME) or a committed campaign's summaries "
+                            "(campaigns/NAME/gnn); repeatable. Default with the repository's "
+                            "ledger: every campaigns/*/gnn")
+        p.add_argument("--no-committed-runs", action="store_true",
+                       help="do not read the committed campaigns by default")
         p.add_argument("--k-reading", choices=("repairs", "calls"), default="repairs",
                        help="GNN-CB's k <= 5 read as 5 repairs (default, the LLM track's "
                             "reading) or as 5 model calls in all")

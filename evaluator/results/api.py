@@ -22,16 +22,22 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             load_runs: entries.RunLoader | None = None,
             classify: entries.Classifier | None = None) -> dict[str, Any]:
     """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
-    run folders whose failed runs count as pairs with no valid file, read with `load_runs`
-    (the LLM track's reader, passed in by the caller)."""
+    campaign folders whose failed runs count as pairs with no valid file: run folders read with
+    `load_runs` (the LLM track's reader, passed in by the caller) and flat summaries folders
+    (committed campaigns), see `entries.campaign_runs`."""
     if source is not None:
         return entries.from_source(source)
     if campaign_dirs and load_runs is None:
         raise ValueError("campaign_dirs need load_runs (evaluator.llm.report.load_runs)")
+    if campaign_dirs and load_runs is not None:
+        track_reader = load_runs
+        load_runs = lambda folder: entries.campaign_runs(folder, track_reader)  # noqa: E731
     failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
     modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
              if campaign_dirs and classify is not None and load_runs is not None else None)
-    return entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes)
+    ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes)
+    ds["campaigns"] = [str(d) for d in campaign_dirs or []]
+    return ds
 
 
 def humans_result(ds: dict[str, Any]) -> dict[str, Any]:

@@ -138,8 +138,8 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                             "unverified": sorted({u for run in runs for u in run["unverified"]}),
                             "failure": None, "mode": _mode(runs, modes or {})})
         for f in failures or []:
-            if f["slug"] != spec.slug:
-                continue
+            if f["slug"] != spec.slug or f.get("version") not in (None, spec.version):
+                continue  # another competition, or a run on an earlier version
             if any(e["competition"] == spec.slug and e["entrant"] == f["model"]
                    for e in entries):
                 continue
@@ -167,6 +167,43 @@ def _name(row: dict[str, Any]) -> str:
     return row["participant"]
 
 
+SUMMARY_FIELDS = ("model", "slug", "status")
+
+
+def campaign_runs(folder: Path, load_runs: RunLoader) -> list[tuple[Path, dict[str, Any]]]:
+    """Every LLM run summary of a campaign, in either layout.
+
+    Why two layouts: a live campaign writes run folders (`MODEL/SLUG/summary.json`, read by the
+    LLM track's `load_runs`); a committed campaign keeps only the summaries, one flat JSON file
+    per run (`campaigns/NAME/gnn/summaries/SLUG.json`), without the workspaces. Both name the
+    model and the competition inside the summary, so the file name is never trusted. `folder`
+    may be the campaign folder (holding run folders or `summaries/`) or the summaries folder.
+    """
+    import json
+
+    from evaluator.errors import ConfigError
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"--runs {folder}: not a folder; give a campaign folder (runs/NAME or "
+                          "campaigns/NAME/gnn)")
+    found = list(load_runs(folder))
+    for flat in (folder / "summaries", folder):
+        for path in sorted(flat.glob("*.json")):
+            try:
+                summary = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(summary, dict) and all(isinstance(summary.get(k), str)
+                                                 for k in SUMMARY_FIELDS):
+                found.append((path, summary))
+    if not found:
+        raise ConfigError(f"--runs {folder}: no LLM run summaries: expected run folders "
+                          "(MODEL/SLUG/summary.json) or a flat summaries folder "
+                          "(summaries/SLUG.json)")
+    return found
+
+
 def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[str, Any]]:
     """LLM runs with no valid predictions (status `failed`) in campaign folders. `load_runs`
     is the LLM track's own reader of run folders (`evaluator.llm.report.load_runs`), passed in
@@ -177,6 +214,7 @@ def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[st
             if summary.get("status") == "failed":
                 out.append({"slug": summary.get("slug"), "model": summary.get("model", "?"),
                             "entrant": summary.get("entrant", "llm-api"),
+                            "version": summary.get("competition_version"),
                             "mode": (summary.get("failure") or {}).get("mode")})
     return out
 

@@ -75,15 +75,38 @@ def _provenance(data: dict[str, Any]) -> list[str]:
             "published numbers, never mixed with ledger rows."]
 
 
+def _campaigns(data: dict[str, Any]) -> list[str]:
+    if not data.get("campaigns"):
+        return []
+    return ["", "LLM runs with no valid file read from: "
+            + ", ".join(_cell(c) for c in data["campaigns"]) + "."]
+
+
 # ----------------------------------------------------------------------------- humans
 HUMANS_HEADER = ("competition", "gnncb_id", "difficulty", "participants", "mean", "std", "high",
-                 "low", "top", "metric", "source")
+                 "low", "top", "metric", "source", "note")
+
+
+def _note_text(note: dict[str, str] | None) -> str | None:
+    return None if not note else f"{note['short']}: {note['text']}"
 
 
 def humans_rows(data: dict[str, Any]) -> list[list[Any]]:
     return [[cid, c.get("gnncb_id"), c["difficulty"], c["participants"], c["mean"], c["std"],
-             c["high"], c["low"], c["top"], c["metric"], c["source"]]
+             c["high"], c["low"], c["top"], c["metric"], c["source"], _note_text(c.get("note"))]
             for cid, c in data["competitions"].items()]
+
+
+def _not_like_for_like(notes: dict[str, dict[str, str] | None], what: str) -> list[str]:
+    """Footnote for rows whose human figures come from the paper, not from this test data."""
+    found = {cid: n for cid, n in notes.items() if n}
+    if not found:
+        return []
+    lines = ["", f"\\* {what} from the paper's cohort, not measured on the data the scores here "
+             "are measured on; compare with care:", ""]
+    lines += [f"- {_cell(cid)} ({_cell(n['short'])}): {_cell(n['text'])}"
+              for cid, n in found.items()]
+    return lines
 
 
 def humans_markdown(data: dict[str, Any]) -> str:
@@ -93,10 +116,13 @@ def humans_markdown(data: dict[str, Any]) -> str:
     rows = [[_cell(cid), _cell(c.get("gnncb_id") or ""), c["difficulty"],
              "–" if c["participants"] is None else str(c["participants"]), num(c["mean"]),
              num(c["std"]), num(c["high"]), num(c["low"]), num(c["top"]), c["metric"],
-             _cell(c["source"] or "no human results")]
+             _cell(c["source"] or "no human results"),
+             _cell(f"* {c['note']['short']}" if c.get("note") else "")]
             for cid, c in data["competitions"].items()]
     lines += _table(["Competition", "GNN-CB", "Diff.", "P", "Mean", "Std", "High", "Low", "Top",
-                     "Metric", "Source"], rows)
+                     "Metric", "Source", "Note"], rows)
+    lines += _not_like_for_like({cid: c.get("note") for cid, c in
+                                 data["competitions"].items()}, "Human figures")
     lines += excluded_markdown(data.get("excluded", []))
     lines += _notes(data)
     return "\n".join(lines) + "\n"
@@ -113,7 +139,7 @@ def _notes(data: dict[str, Any]) -> list[str]:
 # ----------------------------------------------------------------------------- gaps
 GAPS_HEADER = ("competition", "gnncb_id", "difficulty", "metric", "higher_is_better", "entrant",
                "family", "kind", "score", "sem", "runs", "gap", "human_top", "protocol",
-               "failure")
+               "failure", "human_top_note")
 
 
 def gaps_rows(data: dict[str, Any]) -> list[list[Any]]:
@@ -123,13 +149,14 @@ def gaps_rows(data: dict[str, Any]) -> list[list[Any]]:
             out.append([cid, c.get("gnncb_id"), c["difficulty"], c["metric"],
                         c["higher_is_better"], name, e["family"], e["kind"], e["score"],
                         e["sem"], e["runs"], e["gap"], c["human_top"], e["protocol"],
-                        e["failure"]])
+                        e["failure"], _note_text(c.get("human_top_note"))])
     return out
 
 
 def _score_cell(e: dict[str, Any]) -> str:
     if e["score"] is None:
-        return "no valid file"
+        mode = e.get("failure")
+        return "no valid file" + (f" ({_cell(mode)})" if mode and mode != "no valid file" else "")
     text = num(e["score"])
     if e.get("sem") is not None:
         listed = ", ".join(num(r["score"]) for r in e.get("run_list") or [])
@@ -149,8 +176,11 @@ def gaps_markdown(data: dict[str, Any]) -> str:
              f"Gap: {data['gap_rule']}. Tie rule: {data['tie_rule']}.", "",
              f"**{data['tie_or_beat']} of {data['pairs']}** model-competition pairs tie or beat "
              f"the human top; {data['failures']} pair(s) produced no valid file (counted as "
-             "failures). † = protocol not fully recorded (counted); rows outside the protocol "
-             "are listed apart below.", ""]
+             "failures, not dropped"
+             + (f"; {data['failures_without_human_top']} of them on competitions with no human "
+                "top to compare" if data.get("failures_without_human_top") else "")
+             + "). † = protocol not fully recorded (counted); rows outside the protocol "
+             "are listed apart below.", *_campaigns(data), ""]
     header = ["Model", "Family"] + [_cell(c) for c in ids]
     rows = []
     for m in models:
@@ -158,7 +188,9 @@ def gaps_markdown(data: dict[str, Any]) -> str:
         rows.append([_cell(m), _cell(fam)] + [
             _score_cell(comps[c]["entries"][m]) if m in comps[c]["entries"] else "–"
             for c in ids])
-    rows.append(["**Human top**", ""] + [num(comps[c]["human_top"]) for c in ids])
+    rows.append(["**Human top**", ""] + [
+        num(comps[c]["human_top"]) + (" \\*" if comps[c].get("human_top_note") else "")
+        for c in ids])
     rows.append(["**Avg. gap**", ""] + [signed(comps[c]["avg_gap"]) for c in ids])
     rows.append(["Human mean", ""] + [num(comps[c]["human_mean"]) for c in ids])
     rows.append(["LLM mean", ""] + [num(comps[c]["llm_mean"]) for c in ids])
@@ -166,6 +198,8 @@ def gaps_markdown(data: dict[str, Any]) -> str:
     lines += ["", "Metric and difficulty: " + "; ".join(
         f"{_cell(c)} {comps[c]['metric']} ({'higher' if comps[c]['higher_is_better'] else 'lower'}"
         f" is better, {comps[c]['difficulty']})" for c in ids) + "."]
+    lines += _not_like_for_like({c: comps[c].get("human_top_note") for c in ids},
+                                "Human top (and human mean)")
     above = data["llm_mean_above_human_mean"]
     lines += ["", f"LLM mean above the human mean on {above['count']} of {above['of']} "
               "classification competitions."]

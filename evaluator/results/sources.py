@@ -51,7 +51,19 @@ def competition_meta(spec: CompetitionSpec) -> dict[str, Any]:
     return {"id": spec.slug, "gnncb_id": reference.gnncb_id(spec.replicates),
             "title": spec.title, "score": primary, "metric": fn or primary,
             "higher_is_better": spec.higher_is_better(primary),
-            "difficulty": spec.difficulty, "classification": bounded}
+            "difficulty": spec.difficulty, "classification": bounded,
+            "splits": _splits_of(spec, primary), "all_splits": sorted(spec.splits),
+            "public_part": bool(getattr(spec, "has_parts", False))}
+
+
+def _splits_of(spec: CompetitionSpec, score: str) -> list[str]:
+    """The test splits a score is measured on (a derived score: those of its parts)."""
+    if score in spec.metrics:
+        return [spec.metrics[score].split]
+    derived = spec.derived.get(score)
+    if derived is None:
+        return []
+    return sorted({s for part in derived.of for s in _splits_of(spec, part)})
 
 
 def external_meta(gnncb: str) -> dict[str, Any]:
