@@ -81,7 +81,9 @@ def _decode_check(data: bytes, filename: str) -> None:
         at = data.replace(b"\r\n", b"\n\n").find(byte) if byte == b"\r" else data.find(byte)
         if at >= 0:
             line = data.count(b"\n", 0, at) + 1
-            raise Rejection(f"{filename}, line {line}: {name} (byte {at}); save the file as "
+            column = at - (data.rfind(b"\n", 0, at) + 1) + 1  # the message names a line
+            raise Rejection(f"{filename}, line {line}: {name} (byte {column} of the line); "
+                            "save the file as "
                             "plain UTF-8 text with LF or CRLF line endings",
                             code="invalid-predictions")
 

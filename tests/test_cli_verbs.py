@@ -158,6 +158,11 @@ def test_check_hints_at_utf16_semicolons_and_gives_the_byte_of_the_line(demo_com
     code, text = _check(demo_competition, latin, capsys)
     column = len(ids[2]) + 2  # the byte after "<id>," counted from the start of line 4
     assert code == 1 and f"line 4: not UTF-8 (byte {column} of the line is 0xff)" in text
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(("\n".join(rows[:2]) + "\n").encode() + ids[1].encode() + b",\x00\n")
+    code, text = _check(demo_competition, nul, capsys)
+    column = len(ids[1]) + 2
+    assert code == 1 and f"line 3: a NUL byte (byte {column} of the line)" in text
 
 
 # ------------------------------------------------------------------ 3. evaluate's advice
