@@ -208,7 +208,7 @@ def resolve_final_choice(spec: CompetitionSpec, rows: list[dict[str, Any]], part
         found = [d for d in dict.fromkeys([*mine, current]) if d.startswith(prefix.lower())]
         if len(found) != 1:
             raise Rejection(f"metadata.json 'final': {prefix!r} matches "
-                            f"{'no' if not found else len(found)} of your accepted "
+                            f"{'none' if not found else len(found)} of your accepted "
                             f"submissions to {spec.slug} version {spec.version}; use the "
                             "digest shown in the bot's answer (at least 8 characters)",
                             code="invalid-final-choice")

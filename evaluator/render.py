@@ -192,13 +192,16 @@ def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
 
 def standings_csv(spec: Any, entries: list[Entry]) -> str:
     """Full standings as CSV (every entry; scores at full precision). Participant strings are
-    data here; a cell that a spreadsheet would run as a formula is prefixed with `'`."""
+    data here; a cell that a spreadsheet would run as a formula is prefixed with `'`. The last
+    column, `scored_on`, says which part of the hidden labels the scores are from (`public`
+    for a split competition's live board, `all` for a whole split), so a CSV read on its own
+    cannot be mistaken for the final standings."""
     score_names = list(getattr(spec, "csv_scores", ())) or (
         list(getattr(spec, "metrics", {})) + list(getattr(spec, "derived", {})))
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["rank", "participant", "entrant", "method", "model", *score_names,
-                "submissions", "date", "digest"])
+                "submissions", "date", "digest", "scored_on"])
     for e in entries:
         r = e.row
         w.writerow([e.rank, *(_cell(r.get(k, "")) for k in
@@ -206,7 +209,7 @@ def standings_csv(spec: Any, entries: list[Entry]) -> str:
                     *(repr(float(r["scores"][n])) if r["scores"].get(n) is not None else ""
                       for n in score_names),
                     e.submissions, (r.get("submitted_at") or r.get("scored_at") or "")[:10],
-                    r.get("digest", "")])
+                    r.get("digest", ""), r.get("scored_on", "all")])  # the ledger default
     return out.getvalue()
 
 

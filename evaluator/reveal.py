@@ -127,8 +127,12 @@ def choose_final(root: Path, slug: str, participant: str, digests: list[str], *,
             and r["participant"].lower() == participant.lower()]
     chosen = []
     for prefix in digests:
+        if len(prefix.strip()) < 8:
+            raise ConfigError(f"{prefix!r} is too short; give at least 8 characters of the "
+                              f"digest of one of {participant}'s accepted submissions to "
+                              f"{slug} version {spec.version} (gnncb ledger list)")
         found = [d for d in mine if d.startswith(prefix.strip().lower())]
-        if len(found) != 1 or len(prefix.strip()) < 8:
+        if len(found) != 1:
             raise ConfigError(f"{prefix!r} matches {len(found)} accepted submissions of "
                               f"{participant} to {slug} version {spec.version}; give at least "
                               "8 characters of one of their digests (gnncb ledger list)")

@@ -288,6 +288,22 @@ def test_thinc_split_is_inductive_and_cells_are_not_lookup_keys(secrets):
 
 
 @pytest.mark.shared
+def test_thinc_public_part_never_splits_an_image(secrets):
+    """The 5-NN edges tie the cells of an image together: a part that split images would let
+    probes of the public score reach private cells (docs/security.md). The committed labels
+    put every test image wholly in one part, and both parts hold every cell type."""
+    from evaluator.spec import PART_COLUMN
+
+    labels = hidden_tables(folder("thinc"), secrets["private"])["test"]
+    images = read("thinc", "images.csv").set_index("id")["image"]
+    parts = labels[PART_COLUMN].groupby(images.reindex(labels.index)).nunique()
+    assert len(parts) > 200 and (parts == 1).all()
+    for part in ("public", "private"):
+        assert set(labels.loc[labels[PART_COLUMN] == part, "label"]) == {0, 1, 2, 3}
+    assert 0.25 < (labels[PART_COLUMN] == "public").mean() < 0.4
+
+
+@pytest.mark.shared
 def test_diagraph_rows_cannot_be_joined_back_to_the_kaggle_table(secrets):
     """The original's test labels were the public Kaggle labels at those rows. Here no test
     row has its exact feature values in the Kaggle table, and a nearest-neighbour search finds

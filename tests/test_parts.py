@@ -4,6 +4,7 @@ only the public score is readable in the ledger, the private one opens with the 
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -317,3 +318,7 @@ def test_committed_boards_show_public_part_scores_only():
             if entry.row.get("scored_on") != "public":
                 wrong.append((spec.slug, entry.row["participant"], entry.row.get("scored_on")))
     assert wrong == [], f"re-run `gnncb baseline run` for {sorted({w[0] for w in wrong})}"
+    for path in sorted((REPO / "leaderboard").glob("*.csv")):  # and their CSVs say so
+        with path.open(encoding="utf-8") as fh:
+            parts = {row["scored_on"] for row in csv.DictReader(fh)}
+        assert parts <= ({"all"} if path.stem == "graph-coding" else {"public"}), path.name

@@ -150,6 +150,20 @@ def test_board_shows_top_n_and_links_the_full_csv(tmp_path):
     assert sorted(p.name for p in written) == ["README.md", "gta.csv", "gta.md"]
 
 
+def test_csv_says_which_part_each_score_is_from(tmp_path):
+    """`scored_on` (last column): public for a row scored on the public part, all for a row
+    scored on the whole split (the ledger's default); every other column as before."""
+    rows = rows_with("GCN", n=2)
+    rows[0]["scored_on"] = "public"
+    write_leaderboards([parse_spec(GOOD)], rows, tmp_path)
+    text = (tmp_path / "gta.csv").read_text(encoding="utf-8")
+    header, first, second = text.splitlines()
+    assert header == ("rank,participant,entrant,method,model,f1_ideal,f1_perturbed,"
+                      "robustness_gap,submissions,date,digest,scored_on")
+    assert first == "1,alice0,human,GCN,,0.9,0.8,0.1,1,2026-01-02,d0,public"
+    assert second.endswith(",d1,all")
+
+
 def test_csv_cells_cannot_become_spreadsheet_formulas(tmp_path):
     write_leaderboards([parse_spec(GOOD)], rows_with("=HYPERLINK(\"x\")"), tmp_path)
     row = next(csv.DictReader(io.StringIO((tmp_path / "gta.csv").read_text())))

@@ -11,7 +11,8 @@ What the builder does, and why (see ../shared/datasets/thinc/SOURCE.md):
   along x and y), coordinates get a small jitter and width/height a 2% multiplicative jitter:
   positions are relative to the image, and rows are not exact lookup keys into the original
   files; cell and image ids are random integers;
-- edges are the original 5-NN edges, each undirected pair listed once.
+- edges are the original 5-NN edges, each undirected pair listed once;
+- the public part of the test split (feedback) is drawn as whole images, never splitting one.
 """
 
 from __future__ import annotations
@@ -112,5 +113,7 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     write_csv(train[["id", "label"]], data / "train_labels.csv")
     write_csv(test[["id"]], data / "test_ids.csv")
     write_csv(sample_submission(test["id"], spec), data / "sample_submission.csv")
+    # the public part (feedback) is whole images: the 5-NN edges tie the cells of an image
+    # together, so a part that split images would let public probes reach private cells
     seal_labels(test, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
-                seed=seed)
+                seed=seed, groups=rows["image"])
