@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import fcntl
 import functools
 import json
@@ -388,13 +389,22 @@ def _probe_cgroup(parent: Path) -> str | None:
     probe = parent / f"gnncb-probe-{os.getpid()}"
     try:
         probe.mkdir()
+    except OSError as exc:
+        return f"cannot create a child cgroup ({exc.strerror or exc})"
+    reason = None
+    try:
         (probe / "memory.max").write_text("max")
     except OSError as exc:
-        return f"cannot create a child with memory.max ({exc.strerror or exc})"
-    finally:
+        reason = f"a child cgroup has no writable memory.max ({exc.strerror or exc})"
+    try:  # a cgroup goes with its control files; a plain directory does not
+        probe.rmdir()
+    except OSError as exc:
+        if exc.errno != errno.ENOTEMPTY:
+            return reason or f"cannot remove the probe cgroup ({exc.strerror or exc})"
         with contextlib.suppress(OSError):
-            probe.rmdir()
-    return None
+            sandbox_fs.remove_tree(probe)
+        return "not a cgroup filesystem"
+    return reason
 
 
 class _RunCgroup:
@@ -416,7 +426,10 @@ class _RunCgroup:
             for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
                 if (self.path / name).exists():
                     (self.path / name).write_text(value)
-            self.procs = os.open(self.path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+            # (O_CREAT changes nothing on cgroupfs, where the file exists; it lets the tests'
+            # stand-in hierarchy, plain directories, record what the workload writes)
+            self.procs = os.open(self.path / "cgroup.procs",
+                                 os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError:
             self.remove()
             raise
@@ -444,9 +457,12 @@ class _RunCgroup:
                 return
             except FileNotFoundError:
                 return
-            except OSError:
-                with contextlib.suppress(OSError):
-                    (self.path / "cgroup.kill").write_text("1")
+            except OSError as exc:
+                if exc.errno == errno.ENOTEMPTY:  # not cgroupfs (a stand-in): leave it
+                    return
+                if (self.path / "cgroup.kill").exists():
+                    with contextlib.suppress(OSError):
+                        (self.path / "cgroup.kill").write_text("1")
                 time.sleep(0.02)
 
 

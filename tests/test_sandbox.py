@@ -441,6 +441,63 @@ def test_shared_memory_hogs_stop_at_the_limit(ws, kind):
     assert result.peak_rss_bytes is None or result.peak_rss_bytes < 300 * 1024**2
 
 
+RLIMIT_AS_PROBE = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
+
+
+@needs_sandbox
+def test_the_memory_mechanism_is_detected_at_run_time_and_recorded(ws):
+    """A per-run cgroup v2 where this judge can make one, else RLIMIT_AS (this machine: no
+    cgroup v2 memory controller, see docs/sandbox.md); each result says which it got."""
+    parent, why = sandbox.cgroup_parent()
+    limit = 300 * 1024**2
+    result = run_py(ws, RLIMIT_AS_PROBE, limits=Limits(memory_bytes=limit))
+    assert result.exit_reason == "ok", result.stderr_tail
+    if parent is None:
+        assert result.memory_mechanism == "rlimit-as+tmpfs"
+        assert int(result.stdout_tail) == limit
+        assert why and why in sandbox.cgroup_memory_status()
+    else:
+        assert result.memory_mechanism == "cgroup-v2"
+        assert int(result.stdout_tail) == resource.RLIM_INFINITY
+
+
+def test_cgroup_probe_refuses_what_cannot_bound_memory(tmp_path):
+    """The probe reads the controllers and tries a child; nothing qualifies by its name."""
+    plain = tmp_path / "no-memory"
+    plain.mkdir()
+    (plain / "cgroup.controllers").write_text("cpu io pids\n")
+    assert "no memory controller" in sandbox._probe_cgroup(plain)
+    assert "cannot read" in sandbox._probe_cgroup(tmp_path / "missing")
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    (ready / "cgroup.controllers").write_text("cpu memory\n")
+    (ready / "cgroup.subtree_control").write_text("memory\n")
+    # files that look right are not enough: a child of a real cgroup goes with its files
+    assert sandbox._probe_cgroup(ready) == "not a cgroup filesystem"
+    assert sorted(p.name for p in ready.iterdir()) == [
+        "cgroup.controllers", "cgroup.subtree_control"]  # the probe child is gone again
+
+
+@needs_sandbox
+def test_cgroup_path_with_a_stand_in_hierarchy(ws, tmp_path, monkeypatch):
+    """The cgroup code path end to end against plain directories standing in for cgroupfs
+    (the kernel's accounting is not exercised here): the run's cgroup gets memory.max, the
+    workload enters it (writes "0" to cgroup.procs as root, before dropping privileges), runs
+    without RLIMIT_AS, and the result records the mechanism."""
+    parent = tmp_path / "cgroup"
+    parent.mkdir()
+    monkeypatch.setattr(sandbox, "cgroup_parent", lambda: (parent, "stand-in"))
+    limit = 300 * 1024**2
+    result = run_py(ws, RLIMIT_AS_PROBE, limits=Limits(memory_bytes=limit))
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert result.memory_mechanism == "cgroup-v2"
+    assert int(result.stdout_tail) == resource.RLIM_INFINITY
+    [group] = parent.iterdir()
+    assert group.name.startswith("gnncb-run-")
+    assert (group / "memory.max").read_text() == str(limit)
+    assert (group / "cgroup.procs").read_text() == "0"
+
+
 @needs_sandbox
 def test_cpu_limit_ends_infinite_loop(ws):
     result = run_py(ws, "while True: pass", limits=Limits(cpu_seconds=1, wall_seconds=60))
@@ -623,6 +680,47 @@ def test_special_files_left_in_the_workspace_are_dropped(ws):
     assert (ws / "link").is_symlink()  # copied as a link, never followed
     owner = ws.stat().st_uid
     assert all(os.lstat(p).st_uid == owner for p in ws.iterdir())
+
+
+@needs_sandbox
+@pytest.mark.parametrize("quota", [True, False], ids=["copy", "chown"])
+def test_1200_deep_tree_ends_in_a_verdict_and_nothing_stays_sandbox_owned(ws, quota):
+    """A 1,200-level directory chain (paths far beyond PATH_MAX): on the chown path
+    (workspace_bytes=None) every level is handed back to the owner; with the quota's copy the
+    levels below MAX_COPY_DEPTH are refused and named. Either way the run ends with a result,
+    the output check gives its verdict, and the judge can scrub and delete the tree."""
+    from evaluator import sandbox_fs
+    from evaluator.llm.execute import read_output
+
+    limits = Limits() if quota else Limits(workspace_bytes=None)
+    result = run_py(ws, """
+        import os
+        for _ in range(1200):
+            os.mkdir("d")
+            os.chdir("d")
+        open("bottom.txt", "w").write("deep")
+        os.mkfifo("fifo")
+    """, limits=limits)
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert read_output(ws, "predictions.csv", 1024) is None  # a verdict: not written
+    owner, depth, uids = ws.stat().st_uid, 0, set()
+
+    def visit(fd: int, name: str, info: os.stat_result) -> None:
+        nonlocal depth
+        uids.add(info.st_uid)
+        depth += name == "d"
+
+    sandbox_fs.walk(ws, visit)
+    assert uids == {owner}  # nothing owned by a sandbox uid, at any depth
+    if quota:
+        assert depth == sandbox_fs.MAX_COPY_DEPTH - 1  # the top counts as a level
+        assert [what for _, what in result.workspace["refused"]] == [
+            f"a directory deeper than {sandbox_fs.MAX_COPY_DEPTH} levels"]
+    else:
+        assert depth == 1200
+        assert sandbox_fs.scrub_tree(ws) == 1  # the FIFO at the bottom
+    sandbox_fs.remove_tree(ws)
+    assert not ws.exists()
 
 
 @needs_sandbox
