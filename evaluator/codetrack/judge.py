@@ -385,7 +385,12 @@ class _Conversation:
                         f"{wall:.3f} s wall, within its {limit:g} s CPU / {wall_limit:g} s "
                         "wall allowance (the judge's measurement): a runtime error. "
                         + str(out.get("e", ""))}
-        elif rec["s"] == "memory" and not sandbox.memory_limit_reached(peak, cfg.memory_bytes):
+        elif rec["s"] in ("error", "memory") and sandbox.memory_limit_reached(
+                peak, cfg.memory_bytes):  # failed with its peak RSS at the limit: memory
+            out = {**out, "s": "memory",
+                   "e": str(out.get("e", "")) + f" (peak RSS {peak / 2**20:.1f} MiB, at the "
+                        f"{cfg.memory_bytes / 2**20:g} MiB limit: the judge's measurement)"}
+        elif rec["s"] == "memory":  # claimed, not measured
             used = "unknown" if peak is None else f"{peak / 2**20:.1f} MiB"
             out = {**out, "s": "error",
                    "e": f"MemoryError with a peak RSS of {used} during the case, below "
