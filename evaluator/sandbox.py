@@ -1358,7 +1358,7 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
         in_r, in_w = os.pipe()  # PID 1 -> workload (its fd 3)
         out_r, out_w = os.pipe()  # workload -> PID 1 (its fd 4)
         config["channel"] = [in_r, out_w]
-    cpus = max(1, os.cpu_count() or 1)  # how fast a CPU clock can run per wall second
+    cpus = max(1, len(os.sched_getaffinity(0)))  # how fast a CPU clock runs per wall second
     pid = os.fork()
     if pid == 0:
         _exec_workload(config)
@@ -1487,6 +1487,10 @@ def _stop(libc: ctypes.CDLL, pid: int, outcome: dict[str, Any],
             _on_trace_stop(libc, pid, status, figures)
             continue
         _account(figures, True, usage)
+        if os.WIFSIGNALED(status):
+            outcome["signal"] = os.WTERMSIG(status)
+        else:
+            outcome["exit"] = os.waitstatus_to_exitcode(status)
         break
     outcome.update(figures)
     return outcome

@@ -187,8 +187,8 @@ def _judge_in(
     started = time.monotonic()
     workspace = sandbox.prepare_workspace(root / "workspace", {"solution.py": solution, **extra})
     # The worker lives outside the workspace, mounted read-only: the solution (same uid as the
-    # worker) cannot patch the runner for the next process. Inputs never enter the sandbox
-    # except the one case in flight.
+    # worker) cannot patch the runner for the next process. Inputs never enter the worker's
+    # reach except the one case in flight (the next few wait in PID 1).
     runner = root / "runner"
     runner.mkdir()
     shutil.copyfile(WORKER, runner / "worker.py")
@@ -197,9 +197,12 @@ def _judge_in(
     seconds = [config.case_seconds(c) for c in cases]
     lines = [case_line(k, seconds[k], case) for k, case in enumerate(cases)]
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
-    batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve())
+    batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve(),
+                   cases)
     records = batch.run(lines, seconds)
-    verdicts = [_verdict(problem, case, k, records.get(k), batch) for k, case in enumerate(cases)]
+    # cases with a record were checked as their records came in (while the worker went on)
+    verdicts = [batch.checked.get(k) or _verdict(problem, case, k, records.get(k), batch)
+                for k, case in enumerate(cases)]
     judgement.verdicts = verdicts
     judgement.load_error = batch.load_error
     judgement.wall_seconds = round(time.monotonic() - started, 3)
@@ -400,6 +403,7 @@ class _Conversation:
         self.records[k] = out
         if out["s"] == "timeout":
             self.batch.timeouts += 1
+        self.batch.check(k, out)
         return True
 
 
@@ -407,8 +411,11 @@ class _Batch:
     """Runs worker processes until every case has a record, a verdict, or the budget is spent."""
 
     def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
-                 judgement: ProblemJudgement, site_packages: bool, runner: Path) -> None:
+                 judgement: ProblemJudgement, site_packages: bool, runner: Path,
+                 cases: Sequence[Case]) -> None:
         self.problem = problem
+        self.cases = cases
+        self.checked: dict[int, CaseVerdict] = {}  # verdicts of cases with a record
         self.runner = runner  # read-only inside the sandbox: worker.py
         # -I: no user site, no PYTHON* variables; -S as well: no site-packages (stdlib only)
         self.flags = ["-I"] if site_packages else ["-I", "-S"]
@@ -428,6 +435,14 @@ class _Batch:
 
     def hopeless(self) -> bool:
         return self.config.max_timeouts > 0 and self.timeouts >= self.config.max_timeouts
+
+    def check(self, k: int, rec: dict[str, Any]) -> None:
+        """The verdict of case k from its record, now (PID 1 runs the next cases meanwhile);
+        a passing answer is not kept (feedback shows failing cases only)."""
+        verdict = _verdict(self.problem, self.cases[k], k, rec, self)
+        self.checked[k] = verdict
+        if (verdict.verdict if verdict.verdict is not None else verdict.published) == PASS:
+            rec.pop("o", None)
 
     def run(self, lines: Sequence[bytes], seconds: Sequence[float]) -> dict[int, dict[str, Any]]:
         """Records by case index; cases that end without one are explained in `self.blamed`
