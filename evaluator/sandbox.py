@@ -10,9 +10,12 @@ How (root + util-linux, no extra packages): the judge starts
 module, run with `python -I -S`). Inside the fresh namespaces the launcher is PID 1. It builds a
 new root on a tmpfs from an allow-list (system dirs and the Python installation read-only, the
 workspace read-write, a private /tmp), pivots into it, then forks the workload, which sets its
-rlimits, drops to a per-run unprivileged uid with no-new-privs and execs `argv`. When PID 1
-exits (workload done, deadline, or the judge gone) the kernel kills everything left in the PID
-namespace, so `setsid()` + double fork cannot escape.
+rlimits, drops to a per-run unprivileged uid with no-new-privs and execs `argv`. PID 1 stays the
+trusted supervisor: it enforces the workload's CPU limit on the kernel's exact clock, measures
+its peak RSS, relays the judge's channel one frame at a time (timing and measuring each) and,
+when it exits (workload done, deadline, or the judge gone), the kernel kills everything left in
+the PID namespace, so `setsid()` + double fork cannot escape. Exit reasons come only from what
+the kernel reports and PID 1 measured (docs/sandbox.md: exit reasons).
 
 Where that is impossible (not root, no `unshare`) runs still happen, with rlimits, a scrubbed
 environment and a subreaper that kills the tree, but every result says so:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import select
 import signal
 import threading
 import time
@@ -262,10 +263,18 @@ class Relay:
             self._reply("E", cpu=exit_cpu, hwm=exit_hwm)
         elif self.ended is None and self.frames:  # gone between frames: the next is blamed
             self._reply_idle("E")
-        if self.res >= 0:
-            with contextlib.suppress(OSError):
-                os.set_blocking(self.res, True)
-                _write_all(self.res, bytes(self.out))
+        while self.out and self.res >= 0:  # the judge reads them; drain its frames meanwhile
+            readers = [self.ctl] if self.ctl_open else []  # (it may be blocked sending one)
+            ready_r, ready_w, _ = select.select(readers, [self.res], [])
+            if self.ctl in ready_r:
+                try:
+                    self.ctl_open = bool(os.read(self.ctl, 1 << 20))
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.ctl_open = False
+            if self.res in ready_w:
+                self._flush()
         self.out.clear()
         for fd in (self.res, self.ctl, self.win, self.wout, self._clear, self._status):
             if fd is not None and fd >= 0:

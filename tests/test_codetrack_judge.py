@@ -298,8 +298,9 @@ def test_generated_cases_record_their_provenance(small_set) -> None:
 
 @needs_isolation
 def test_the_runner_and_later_inputs_are_read_only(tmp_path: Path) -> None:
-    """The worker script and the case file are mounted read-only: a solution that finds them
-    (via /proc/self/cmdline) can neither patch the runner nor rewrite the inputs."""
+    """The worker script is mounted read-only: a solution that finds it (via
+    /proc/self/cmdline) cannot patch the runner for the next process (and the inputs are not
+    files at all: they wait in PID 1, see test_later_inputs_are_not_within_reach)."""
     body = (
         "args = open('/proc/self/cmdline', 'rb').read().split(b'\\0')\n"
         "worker = next(a for a in args if a.endswith(b'worker.py')).decode()\n"

@@ -2,23 +2,28 @@
 
 Why batches: a sandboxed interpreter costs 0.1-0.5 s to start and a case a few milliseconds, so
 the judge starts one worker (`worker.py`) per problem inside `evaluator.sandbox` and streams the
-cases through it, one at a time over the sandbox channel: the next case is sent only when the
-previous record came back, so no later input is ever inside the sandbox.
+cases through it over the sandbox channel, which the sandbox's PID 1 relays: the judge queues a
+few cases with PID 1 (root, out of the worker's reach), and PID 1 hands the worker one at a
+time, the next only after the previous record came back, so no later input is ever within the
+worker's reach and no case waits for a round trip through the judge.
 
-Nothing the worker says about itself is believed: it is the candidate's own process. The judge
-keeps each case's clock, reads the kernel's CPU clock and peak RSS (`VmHWM`, reset before each
-case) of the worker from outside, and kills the worker when a case overruns its CPU allowance
-or its wall allowance; a fresh process resumes from the next case (also after a crash: the
-case the judge was waiting for is the culprit, and the kernel's report of how the process ended
-gives its verdict). Records are read through a size cap and a nesting cap; anything else than a
-well-formed record for the case in flight is an invalid output.
+Nothing the worker says about itself is believed: it is the candidate's own process. PID 1
+keeps each case's clock, reads the kernel's exact CPU clock and peak RSS (`VmHWM`, reset before
+each case) of the worker from outside, sends it SIGPROF when a case passes its CPU allowance
+and stops it when the case goes on or overruns its wall allowance; a fresh process resumes from
+the next case (also after a crash: the case in flight is the culprit, and the kernel's report
+of how the process ended gives its verdict). A record's claims are checked against those
+figures (a `timeout` needs the allowance used, `memory` a peak RSS at the limit). Records are
+read through a size cap and a nesting cap; anything else than a well-formed record for the case
+in flight is an invalid output.
 
-Checkers never run in the sandbox: they see the JSON-decoded answer here, so a candidate can
-neither read nor influence them, and the expected answers never enter the workspace.
+Checkers never run in the sandbox: they see the JSON-decoded answer here, as each record
+arrives, so a candidate can neither read nor influence them, and the expected answers never
+enter the workspace.
 
 Verdicts: pass, wrong answer, runtime error, timeout, memory, invalid output. A case's time
 limit is calibrated from the reference's time: max(floor, factor x reference), capped, in CPU
-seconds of the worker process (the kernel's count); the wall allowance is 3x that (+2 s).
+seconds of the worker process (the kernel's exact count); the wall allowance is 3x that (+2 s).
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ INVALID = "invalid output"
 VERDICTS = (PASS, WRONG, RUNTIME, TIMEOUT, MEMORY, INVALID)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
+# Statuses of judge-made records (a worker's own "timeout"/"memory" survive only when measured).
 _STATUS = {"error": RUNTIME, "timeout": TIMEOUT, "memory": MEMORY, "invalid": INVALID}
 # How a worker process that died mid-case ended -> the verdict of the case it was running.
 _EXIT = {"cpu": TIMEOUT, "timeout": TIMEOUT, "memory": MEMORY}
