@@ -26,7 +26,8 @@ line per message. Between PID 1 and the judge the messages are framed:
   or how the frame ended without one: `C` CPU over its allowance, `W` wall over its allowance,
   `O` a line longer than the cap, `A` the workload wrote before it got its input, `E` the
   workload closed its output or exited. After any kind but `R` PID 1 ends the run (after `E`
-  it gives the workload a moment to exit on its own, so its exit status tells how it ended).
+  it gives the workload a moment to exit on its own, so its exit status tells how it ended),
+  as it does when the judge stops reading (`J`, never sent).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _CPUCLOCK_SCHED = 2
 POLL_SECONDS = 0.05  # how often PID 1 reads the CPU clock of a frame in flight
 CLOSE_GRACE_SECONDS = 2.0  # after its input ends (or it closed its output): time to exit
 _RESULT_BACKLOG = 1 << 20  # PID 1 starts no frame while this much is unsent to the judge
-KINDS = ("R", "C", "W", "O", "A", "E")
+KINDS = ("R", "C", "W", "O", "A", "E", "J")  # J: PID 1 lost the judge (never read)
 
 
 class ChannelClosed(Exception):
@@ -64,15 +65,6 @@ def process_cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def peak_rss_bytes(pid: int) -> int | None:
-    """`VmHWM` of `pid` (peak resident set size since start or the last reset)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            return _hwm(fh.read())
-    except OSError:
-        return None
-
-
 def _hwm(status: bytes) -> int | None:
     at = status.find(b"VmHWM:")
     if at < 0:
@@ -81,16 +73,6 @@ def _hwm(status: bytes) -> int | None:
         return int(status[at + 6:status.index(b"kB", at)]) * 1024
     except ValueError:
         return None
-
-
-def reset_peak_rss(pid: int) -> bool:
-    """Reset `VmHWM` of `pid` to its current RSS (Linux >= 4.0; needs ptrace rights: root)."""
-    try:
-        with open(f"/proc/{pid}/clear_refs", "wb") as fh:
-            fh.write(b"5")
-        return True
-    except OSError:
-        return False
 
 
 # --------------------------------------------------------------------------------------------
