@@ -4,7 +4,9 @@ Goal (issue 6): all ~32,000 published cases in under 60 s on 2 cores, and at lea
 than running one sandboxed process per case. Both are measured in the same run on the same
 cases: the batch judge over everything, then one sandbox process per case on a seeded sample
 (spread over all problems, same worker, same solution, same parallelism), extrapolated to the
-full set.
+full set. Both use the strict judge (one case at a time within the worker's reach, each timed
+by the sandbox's PID 1 on the kernel's exact CPU clock). The machine's load average before and
+after is printed: on a shared machine the figures scale with it.
 
     PYTHONPATH=. python benchmarks/codetrack_judge.py [--data PATH] [--sample 80] [--jobs 2]
 
@@ -92,9 +94,6 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--memory", action="store_true",
                         help="also record each case's peak RSS (kernel VmHWM)")
-    parser.add_argument("--window", type=int, default=1,
-                        help="cases in flight per worker (1: strict, as for participants; "
-                             "more: trusted code only, see JudgeConfig.window)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
 
@@ -118,7 +117,8 @@ def main() -> int:
         print(f"import (once, cached): {import_seconds:.1f} s")
     case_set = CaseSet(set_dir)
     total = case_set.manifest["total"]
-    config = JudgeConfig(measure_memory=args.memory, window=args.window)
+    config = JudgeConfig(measure_memory=args.memory)
+    load_before = os.getloadavg()
     scratch = Path(tempfile.mkdtemp(prefix="gnncb-bench-"))
     try:
         candidates = {}
@@ -134,7 +134,7 @@ def main() -> int:
                         if json.loads(line)["published"] == PASS)
         print(f"batch judge: {total} cases, {len(candidates)} problems, {processes} sandboxed "
               f"processes, {batch:.1f} s ({total / batch:,.0f} cases/s), jobs={args.jobs}"
-              f"{', with per-case peak RSS' if args.memory else ''}, window={args.window}")
+              f"{', with per-case peak RSS' if args.memory else ''}")
         judged = sum(1 for line in (scratch / "run" / "verdicts.jsonl").open()
                      if json.loads(line)["verdict"] is not None)
         print(f"  references vs the truth (corrected view): {summary['passed']}/{judged} pass "
@@ -150,10 +150,14 @@ def main() -> int:
         print(f"speed-up of the batch judge: {ratio:,.0f}x")
         print(f"goals: all cases < 60 s: {'yes' if batch < 60 else 'NO'} ({batch:.1f} s); "
               f">= 20x faster than per-case processes: {'yes' if ratio >= 20 else 'NO'}")
+        load_after = os.getloadavg()
+        print("load average (1, 5, 15 min): before "
+              + ", ".join(f"{x:.2f}" for x in load_before) + "; after "
+              + ", ".join(f"{x:.2f}" for x in load_after))
         figures = {
             "cases": total, "problems": len(candidates), "cores": os.cpu_count(),
             "isolation": isolation.level, "jobs": args.jobs, "memory_pass": args.memory,
-            "window": args.window,
+            "load_before": load_before, "load_after": load_after,
             "import_seconds": import_seconds, "batch_seconds": batch,
             "batch_processes": processes, "reference_pass": summary["passed"],
             "published_pass": published, "per_case": single, "projected_per_case_seconds":

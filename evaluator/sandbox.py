@@ -10,9 +10,12 @@ How (root + util-linux, no extra packages): the judge starts
 module, run with `python -I -S`). Inside the fresh namespaces the launcher is PID 1. It builds a
 new root on a tmpfs from an allow-list (system dirs and the Python installation read-only, the
 workspace read-write, a private /tmp), pivots into it, then forks the workload, which sets its
-rlimits, drops to a per-run unprivileged uid with no-new-privs and execs `argv`. When PID 1
-exits (workload done, deadline, or the judge gone) the kernel kills everything left in the PID
-namespace, so `setsid()` + double fork cannot escape.
+rlimits, drops to a per-run unprivileged uid with no-new-privs and execs `argv`. PID 1 stays the
+trusted supervisor: it enforces the workload's CPU limit on the kernel's exact clock, measures
+its peak RSS, relays the judge's channel one frame at a time (timing and measuring each) and,
+when it exits (workload done, deadline, or the judge gone), the kernel kills everything left in
+the PID namespace, so `setsid()` + double fork cannot escape. Exit reasons come only from what
+the kernel reports and PID 1 measured (docs/sandbox.md: exit reasons).
 
 Where that is impossible (not root, no `unshare`) runs still happen, with rlimits, a scrubbed
 environment and a subreaper that kills the tree, but every result says so:
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import fcntl
 import functools
 import json
@@ -54,7 +58,9 @@ from evaluator.sandbox_channel import (  # noqa: F401 - re-exported for callers
     CHANNEL_OUT_FD,
     Channel,
     ChannelClosed,
-    ChannelOverflow,
+    Relay,
+    Reply,
+    process_cpu_seconds,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -75,8 +81,11 @@ class Limits:
     """Resource limits of one run. `None` disables a limit (not recommended for untrusted code)."""
 
     wall_seconds: float = 60.0
-    cpu_seconds: float | None = None  # RLIMIT_CPU of every process in the tree
-    memory_bytes: int | None = 2 * 1024**3  # RLIMIT_AS (and RLIMIT_DATA) per process
+    # CPU of the workload process (exact kernel clock, enforced by PID 1); RLIMIT_CPU a little
+    # above it for every process of the tree
+    cpu_seconds: float | None = None
+    # cgroup v2 memory.max of the tree where available, else RLIMIT_AS per process
+    memory_bytes: int | None = 2 * 1024**3
     max_processes: int | None = 64  # RLIMIT_NPROC of the run's own uid (threads count too)
     output_bytes: int = 64 * 1024  # tail of stdout/stderr kept; more is drained and dropped
     file_size_bytes: int | None = 1024**3  # RLIMIT_FSIZE
@@ -134,9 +143,15 @@ class Isolation:
         return "partial: no " + ", no ".join(missing)
 
 
-# How memory is bounded on every host: RLIMIT_AS per process (counts MAP_SHARED and memfd
-# mappings) plus size-capped tmpfs for /tmp, /dev/shm and the workspace (see docs/sandbox.md).
-MEMORY_MECHANISM = "rlimit-as+tmpfs"
+# How memory was bounded (SandboxResult.memory_mechanism), decided per run (docs/sandbox.md):
+# a per-run cgroup v2 with memory.max when this judge can create one (counts every page of the
+# tree: anonymous, shared, memfd, tmpfs), else RLIMIT_AS per process (counts MAP_SHARED and
+# memfd mappings) plus size-capped tmpfs for /tmp, /dev/shm and the workspace.
+MEMORY_CGROUP = "cgroup-v2"
+MEMORY_RLIMIT = "rlimit-as+tmpfs"
+MEMORY_MECHANISM = MEMORY_RLIMIT  # the fallback, and what unlimited runs record
+# exit_reason "memory" needs a measured peak at >= this share of memory_bytes (or an OOM kill)
+MEMORY_HIT = 0.75
 
 
 @dataclass(frozen=True)
@@ -152,7 +167,8 @@ class SandboxResult:
     cpu_seconds: float  # user+sys of the whole tree (launcher included, a few ms)
     peak_rss_bytes: int | None  # largest single process of the tree
     isolation: Isolation
-    # how memory was bounded ("rlimit-as+tmpfs"), and the workspace quota's use at the end
+    # how memory was bounded ("cgroup-v2" or "rlimit-as+tmpfs"), the workspace quota's use at
+    # the end (bytes, inodes, full, dropped, refused: special files not copied back)
     memory_mechanism: str = MEMORY_MECHANISM
     workspace: dict[str, Any] | None = None
 
@@ -175,12 +191,9 @@ _INIT_GRACE_SECONDS = 5.0
 _STOP_SECONDS = 30.0  # PID 1 also copies the workspace back (up to its quota) before exiting
 # After the main process ends, how long to keep draining pipes held by escaped processes.
 _DRAIN_SECONDS = 1.0
-_CLOSE_GRACE_SECONDS = 2.0  # after a conversation: time for the workload to exit
-
-# exit_reason "cpu" needs the kernel's CPU count at >= this share of the limit; "memory" an
-# address-space peak at exit within this share of RLIMIT_AS (the failed request is not in it).
-_CPU_HIT = 0.8
-_AS_HIT = 0.75
+# RLIMIT_CPU (tick-sampled, runs a few % ahead of the exact clock under contention) is only a
+# backstop for the other processes of the tree: set this far above the exact limit PID 1 keeps.
+_RLIMIT_CPU_FACTOR = 1.25
 
 # /etc entries a program may legitimately need; the rest of /etc stays hidden.
 _ETC_ALLOW = (
@@ -301,26 +314,159 @@ def detect_isolation() -> Isolation:
     return Isolation(False, False, False, False, "none", detail=reason)
 
 
+CGROUP_ENV = "GNNCB_SANDBOX_CGROUP"  # a cgroup v2 directory prepared for the judge's runs
+
+
 @functools.cache
+def cgroup_parent() -> tuple[Path | None, str]:
+    """Where this judge can create per-run cgroups with the memory controller, probed once:
+    (directory, description) or (None, why not). The directory is $GNNCB_SANDBOX_CGROUP if set,
+    else the judge's own cgroup v2; it qualifies when `memory` is in its cgroup.controllers,
+    is (or can be) enabled in its cgroup.subtree_control, and a child made there has a
+    writable memory.max. Nothing is changed when it does not qualify."""
+    if not sys.platform.startswith("linux"):
+        return None, f"cgroups need Linux, this is {sys.platform}"
+    if os.geteuid() != 0:
+        return None, "not root (per-run cgroups need it)"
+    explicit = os.environ.get(CGROUP_ENV)
+    if explicit:
+        candidates = [Path(explicit)]
+    else:
+        candidates = _own_cgroup_dirs()
+        if not candidates:
+            return None, "no cgroup v2 hierarchy holds this process"
+    reasons = []
+    for parent in candidates:
+        reason = _probe_cgroup(parent)
+        if reason is None:
+            return parent, f"cgroup v2 memory controller at {parent}"
+        reasons.append(f"{parent}: {reason}")
+    return None, "; ".join(reasons)
+
+
 def cgroup_memory_status() -> str:
-    """Whether a writable cgroup v2 memory controller exists (a tree-wide limit that would
-    count page cache and kernel memory too). Recorded, not used: runs are bounded by
-    MEMORY_MECHANISM on every host, so results do not depend on the host's cgroup layout."""
+    """One line for the operator: which memory mechanism runs get here, and why."""
+    parent, why = cgroup_parent()
+    if parent is not None:
+        return f"{MEMORY_CGROUP}: per-run cgroups under {parent}"
+    return f"{MEMORY_RLIMIT} (no usable cgroup v2 memory controller: {why})"
+
+
+def _own_cgroup_dirs() -> list[Path]:
+    """The directory of this process's cgroup in each mounted cgroup v2 hierarchy."""
     try:
-        with open("/proc/self/mountinfo") as fh:
-            mounts = [line.split(" - ")[0].split()[4] for line in fh if " - cgroup2 " in line]
+        own = next((line.split(":", 2)[2].strip()
+                    for line in Path("/proc/self/cgroup").read_text().splitlines()
+                    if line.startswith("0::")), None)
+        mountinfo = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
-        return "no /proc/self/mountinfo"
-    for mount in mounts:
-        controllers = Path(mount) / "cgroup.controllers"
-        try:
-            available = controllers.read_text().split()
-        except OSError:
+        return []
+    if own is None:
+        return []
+    out = []
+    for line in mountinfo:
+        if " - cgroup2 " not in line:
             continue
-        if "memory" in available and os.access(Path(mount) / "cgroup.subtree_control", os.W_OK):
-            return f"cgroup v2 memory controller writable at {mount} (not used)"
-        return f"cgroup v2 at {mount} without a usable memory controller"
-    return "no cgroup v2 hierarchy"
+        fields = line.split(" - ")[0].split()
+        root, point = fields[3], fields[4]
+        if own == root or own.startswith(root.rstrip("/") + "/"):
+            out.append(Path(point) / own[len(root.rstrip("/")):].lstrip("/"))
+    return out
+
+
+def _probe_cgroup(parent: Path) -> str | None:
+    """None when per-run memory cgroups can be made under `parent`, else why not."""
+    try:
+        controllers = (parent / "cgroup.controllers").read_text().split()
+    except OSError as exc:
+        return f"cannot read cgroup.controllers ({exc.strerror or exc})"
+    if "memory" not in controllers:
+        return f"no memory controller (available: {' '.join(controllers) or 'none'})"
+    try:
+        enabled = (parent / "cgroup.subtree_control").read_text().split()
+        if "memory" not in enabled:
+            (parent / "cgroup.subtree_control").write_text("+memory")
+    except OSError as exc:
+        return (f"cannot enable memory for child cgroups ({exc.strerror or exc}; a cgroup that "
+                f"holds processes cannot: point {CGROUP_ENV} at a delegated one)")
+    probe = parent / f"gnncb-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError as exc:
+        return f"cannot create a child cgroup ({exc.strerror or exc})"
+    reason = None
+    try:
+        (probe / "memory.max").write_text("max")
+    except OSError as exc:
+        reason = f"a child cgroup has no writable memory.max ({exc.strerror or exc})"
+    try:  # a cgroup goes with its control files; a plain directory does not
+        probe.rmdir()
+    except OSError as exc:
+        if exc.errno != errno.ENOTEMPTY:
+            return reason or f"cannot remove the probe cgroup ({exc.strerror or exc})"
+        with contextlib.suppress(OSError):
+            sandbox_fs.remove_tree(probe)
+        return "not a cgroup filesystem"
+    return reason
+
+
+class _RunCgroup:
+    """A run's own cgroup: memory.max for the whole tree (anonymous, shared, memfd and tmpfs
+    pages), no swap, OOM kills the whole group; read memory.peak and memory.events after."""
+
+    _counter = 0
+    _lock = threading.Lock()
+
+    def __init__(self, parent: Path, uid: int, memory_bytes: int) -> None:
+        with _RunCgroup._lock:
+            _RunCgroup._counter += 1
+            n = _RunCgroup._counter
+        self.path = parent / f"gnncb-run-{uid}-{os.getpid()}-{n}"
+        self.limit = memory_bytes
+        self.path.mkdir()
+        try:
+            (self.path / "memory.max").write_text(str(memory_bytes))
+            for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                if (self.path / name).exists():
+                    (self.path / name).write_text(value)
+            # (O_CREAT changes nothing on cgroupfs, where the file exists; it lets the tests'
+            # stand-in hierarchy, plain directories, record what the workload writes)
+            self.procs = os.open(self.path / "cgroup.procs",
+                                 os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError:
+            self.remove()
+            raise
+
+    def figures(self) -> dict[str, int]:
+        """memory.peak (Linux >= 5.19) and the oom/oom_kill counts of memory.events."""
+        out: dict[str, int] = {}
+        with contextlib.suppress(OSError, ValueError):
+            out["cgroup_peak"] = int((self.path / "memory.peak").read_text())
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.path / "memory.events").read_text().splitlines():
+                key, value = line.split()
+                if key in ("oom", "oom_kill"):
+                    out[f"cgroup_{key}"] = int(value)
+        return out
+
+    def remove(self) -> None:
+        if getattr(self, "procs", -1) >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.procs)
+            self.procs = -1
+        for _ in range(50):  # the kernel may need a moment after the last process is reaped
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if exc.errno == errno.ENOTEMPTY:  # not cgroupfs (a stand-in): leave it
+                    return
+                if (self.path / "cgroup.kill").exists():
+                    with contextlib.suppress(OSError):
+                        (self.path / "cgroup.kill").write_text("1")
+                time.sleep(0.02)
 
 
 def _full_isolation_blocker() -> str | None:
@@ -351,12 +497,15 @@ def run(
     readonly_paths: Sequence[Path] = (),
     channel: Callable[[Channel], None] | None = None,
     stdlib_only: bool = False,
+    channel_line_bytes: int = 1 << 20,
 ) -> SandboxResult:
     """Run `argv` in `workspace` under `limits`, isolated as far as this machine allows.
 
-    With `channel`, the workload gets a pipe pair (fd 3 in, fd 4 out) and `channel(ch)` runs
-    in this thread while the run lasts: it converses through `ch` (see sandbox_channel) and
-    may `ch.stop()` the run, which then ends with exit_reason "stopped".
+    With `channel`, the workload gets a pipe pair (fd 3 in, fd 4 out) that PID 1 relays, and
+    `channel(ch)` runs in this thread while the run lasts: it queues frames (an input line and
+    its CPU and wall allowance) and reads their replies, timed and measured by PID 1 (see
+    sandbox_channel; a reply line is capped at `channel_line_bytes`). It may `ch.stop()` the
+    run, which then ends with exit_reason "stopped", as it does when a frame overruns.
     With `stdlib_only` the run sees this Python's interpreter and standard library and nothing
     else of the Python environment (no venv, no site-packages, no other Python's libraries):
     run `stdlib_python()` there, not a venv's `bin/python`.
@@ -387,7 +536,7 @@ def run(
             raise SandboxError("readonly path / would expose the whole host; name a directory")
     return _execute(
         list(argv), workspace.resolve(), limits, dict(env or {}), stdin, extra, isolation,
-        channel, stdlib_only,
+        channel, stdlib_only, channel_line_bytes,
     )
 
 
@@ -435,48 +584,74 @@ def _execute(
     isolation: Isolation,
     channel: Callable[[Channel], None] | None = None,
     stdlib_only: bool = False,
+    channel_line_bytes: int = 1 << 20,
 ) -> SandboxResult:
     isolated = isolation.mechanism == _FULL_MECHANISM
     config: dict[str, Any] = {
         "argv": argv,
         "env": sandbox_env(workspace, env),
         "cwd": str(workspace),
-        "rlimits": _rlimits(limits),
         "deadline": limits.wall_seconds + _INIT_GRACE_SECONDS,
+        "cpu_limit": limits.cpu_seconds,
         "isolate": isolated,
         "uid": None,
+        "line_bytes": channel_line_bytes,
     }
     if not isolated:
+        config["rlimits"] = _rlimits(limits, cgroup=False)
         return _spawn_and_wait(config, limits, stdin, isolation, channel)
     owner = workspace.stat()
     owner_ids = (owner.st_uid, owner.st_gid)
     if UID_BASE <= owner.st_uid < UID_BASE + UID_SLOTS:  # left over by an interrupted judge
         owner_ids = (os.geteuid(), os.getegid())
-    with _uid_slot() as uid, tempfile.TemporaryDirectory(prefix="gnncb-sandbox-root-") as mnt:
+    with _uid_slot() as uid, tempfile.TemporaryDirectory(prefix="gnncb-sandbox-root-") as mnt, \
+            _run_cgroup(uid, limits) as cgroup:
         config["uid"] = uid
         config["root"] = mnt
+        config["rlimits"] = _rlimits(limits, cgroup=cgroup is not None)
         config["layout"] = _layout(workspace, readonly_paths, limits, uid, stdlib_only)
         for op in config["layout"]:
             if op["op"] == "workspace":  # the copy back is owned by the directory's owner
                 op["owner"] = list(owner_ids)
+        if cgroup is not None:
+            config["cgroup_procs"] = cgroup.procs
         if limits.memory_bytes is not None:
             config["shm_pages"] = max(1, limits.memory_bytes // resource.getpagesize())
         if limits.workspace_bytes is not None and limits.workspace_inodes is not None:
             # the run works on a copy (a quota'd tmpfs); the host directory is never its
-            return _spawn_and_wait(config, limits, stdin, isolation, channel)
+            return _spawn_and_wait(config, limits, stdin, isolation, channel, cgroup)
         _chown_tree(workspace, uid, uid)
         try:
-            return _spawn_and_wait(config, limits, stdin, isolation, channel)
+            return _spawn_and_wait(config, limits, stdin, isolation, channel, cgroup)
         finally:
             _chown_tree(workspace, *owner_ids)
 
 
-def _rlimits(limits: Limits) -> dict[str, list[int]]:
+@contextlib.contextmanager
+def _run_cgroup(uid: int, limits: Limits) -> Iterator[_RunCgroup | None]:
+    """The run's own memory cgroup where this judge can make one (else None: RLIMIT_AS)."""
+    parent, _ = cgroup_parent()
+    if parent is None or limits.memory_bytes is None:
+        yield None
+        return
+    try:
+        group = _RunCgroup(parent, uid, limits.memory_bytes)
+    except OSError as exc:
+        raise SandboxError(f"cannot create the run's cgroup under {parent}: {exc}") from exc
+    try:
+        yield group
+    finally:
+        group.remove()
+
+
+def _rlimits(limits: Limits, *, cgroup: bool) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {"RLIMIT_CORE": [0, 0]}
     if limits.cpu_seconds is not None:
-        soft = max(1, math.ceil(limits.cpu_seconds))
+        # a backstop for every process of the tree; the workload itself is stopped at exactly
+        # cpu_seconds by PID 1 (the exact clock; RLIMIT_CPU is tick-sampled and runs ahead)
+        soft = math.ceil(_RLIMIT_CPU_FACTOR * limits.cpu_seconds) + 1
         out["RLIMIT_CPU"] = [soft, soft + 1]  # SIGXCPU at soft, SIGKILL one second later
-    if limits.memory_bytes is not None:
+    if limits.memory_bytes is not None and not cgroup:
         # RLIMIT_AS counts MAP_SHARED and memfd mappings, which RLIMIT_DATA does not
         out["RLIMIT_AS"] = [limits.memory_bytes, limits.memory_bytes]
         out["RLIMIT_DATA"] = [limits.memory_bytes, limits.memory_bytes]
@@ -683,15 +858,18 @@ def _spawn_and_wait(
     stdin: bytes | None,
     isolation: Isolation,
     channel: Callable[[Channel], None] | None = None,
+    cgroup: _RunCgroup | None = None,
 ) -> SandboxResult:
     cfg_r, cfg_w = os.pipe()
     child_fds: list[int] = []
     judge_fds: list[int] = []
     if channel is not None:
-        to_r, to_w = os.pipe()  # judge -> workload (its fd 3)
-        from_r, from_w = os.pipe()  # workload -> judge (its fd 4)
-        child_fds, judge_fds = [to_r, from_w], [to_w, from_r]
-        config["channel"] = child_fds
+        ctl_r, ctl_w = os.pipe()  # judge -> PID 1: frames
+        res_r, res_w = os.pipe()  # PID 1 -> judge: replies
+        child_fds, judge_fds = [ctl_r, res_w], [ctl_w, res_r]
+        config["relay"] = child_fds
+    if cgroup is not None:
+        child_fds.append(cgroup.procs)
     status_r, status_w = os.pipe()
     alive_r, alive_w = os.pipe()  # EOF tells PID 1 the judge is gone
     package_root = str(Path(__file__).resolve().parent.parent)
@@ -702,6 +880,8 @@ def _spawn_and_wait(
         unshare = shutil.which("unshare") or "unshare"
         cmd = [unshare, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork"]
         cmd += ["--kill-child", "--propagation", "private", "--", *launcher]
+    own_fds = [cfg_r, status_w, alive_r, *[fd for fd in child_fds if cgroup is None
+                                           or fd != cgroup.procs]]
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -715,10 +895,10 @@ def _spawn_and_wait(
             start_new_session=True,
         )
     except OSError as exc:
-        for fd in (cfg_r, cfg_w, status_r, status_w, alive_r, alive_w, *child_fds, *judge_fds):
+        for fd in (cfg_w, status_r, alive_w, *own_fds, *judge_fds):
             os.close(fd)
         raise SandboxError(f"cannot start the sandbox launcher {cmd[0]}: {exc}") from exc
-    for fd in (cfg_r, status_w, alive_r, *child_fds):
+    for fd in own_fds:
         os.close(fd)
     pidfd = os.pidfd_open(proc.pid)
     reaped = False
@@ -745,7 +925,7 @@ def _spawn_and_wait(
             timed_out = _pump(proc, pidfd, stdin, out, err, deadline)
         else:
             timed_out, stopped = _converse(proc, pidfd, stdin, out, err, deadline, channel,
-                                           judge_fds, stop_run, config["isolate"])
+                                           judge_fds, stop_run)
         if timed_out or stopped:
             stop_run()
             if not select.select([pidfd], [], [], _STOP_SECONDS)[0]:
@@ -774,14 +954,17 @@ def _spawn_and_wait(
                     stream.close()
     if "setup_error" in status:
         raise SandboxError(f"sandbox setup failed: {status['setup_error']}")
+    if cgroup is not None:
+        status.update(cgroup.figures())
     cpu = usage.ru_utime + usage.ru_stime
     # The launcher's report (a trusted root process): the workload's own rusage and its VmHWM
     # at exit, and reaped orphans'. The judge's wait4 would include the launcher, whose
     # ru_maxrss starts at the judge's own RSS (inherited through fork).
     own = [int(status.get(k, 0)) for k in ("workload_maxrss", "workload_hwm", "orphan_maxrss")]
     peak = max(own) if any(own) else None
-    reason, returncode = _classify(timed_out, status, proc.returncode, cpu, peak, limits)
-    if stopped and not timed_out:
+    mechanism = MEMORY_CGROUP if cgroup is not None else MEMORY_RLIMIT
+    reason, returncode = _classify(timed_out, status, proc.returncode, peak, limits)
+    if stopped and not timed_out and reason != "cpu":
         reason = "stopped"
     return SandboxResult(
         exit_reason=reason,
@@ -792,6 +975,7 @@ def _spawn_and_wait(
         cpu_seconds=cpu,
         peak_rss_bytes=peak,
         isolation=isolation,
+        memory_mechanism=mechanism,
         workspace=status.get("workspace"),
     )
 
@@ -806,7 +990,6 @@ def _converse(
     channel: Callable[[Channel], None],
     judge_fds: list[int],
     stop_run: Callable[[], None],
-    isolated: bool,
 ) -> tuple[bool, bool]:
     """Pump output in a thread while `channel` converses here; (timed out, stopped)."""
     outcome: dict[str, bool] = {}
@@ -814,26 +997,21 @@ def _converse(
     def pump() -> None:
         outcome["timed_out"] = _pump(proc, pidfd, stdin, out, err, deadline)
         if outcome["timed_out"]:
-            stop_run()  # also wakes a conversation waiting for the workload (EOF)
+            stop_run()  # PID 1 ends the run: its replies end (ChannelClosed)
 
     thread = threading.Thread(target=pump, name="gnncb-sandbox-pump", daemon=True)
     thread.start()
-    to_w, from_r = judge_fds
-    # unshare -> launcher -> workload when isolated, launcher -> workload otherwise
-    ch = Channel(to_w, from_r, proc.pid, 2 if isolated else 1, stop_run)
+    ctl_w, res_r = judge_fds
+    ch = Channel(ctl_w, res_r, stop_run)
     try:
         channel(ch)
     except ChannelClosed:
         pass
     finally:
-        for fd in judge_fds:  # EOF on fd 3 ends a well-behaved workload
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        if not ch.stopped:
-            thread.join(timeout=_CLOSE_GRACE_SECONDS)
-            if thread.is_alive():  # the workload ignores the end of its input
-                ch.stop()
+        ch.close()  # no more frames: PID 1 ends the workload's input (and its grace)
         thread.join()
+        with contextlib.suppress(OSError):
+            os.close(res_r)
     return outcome.get("timed_out", False), ch.stopped
 
 
@@ -925,42 +1103,50 @@ def _read_status(fd: int) -> dict[str, Any]:
         return {}
 
 
+def memory_limit_reached(peak_bytes: int | None, limit_bytes: int | None) -> bool:
+    """Whether a measured peak (RSS of a process, or a cgroup's memory.peak) is at the memory
+    limit: >= MEMORY_HIT of it. A request that fails below that (one huge allocation, or
+    reserved but unused address space) did not use the memory, so it is not a memory end."""
+    return bool(limit_bytes and peak_bytes and peak_bytes >= MEMORY_HIT * limit_bytes)
+
+
 def _classify(
     timed_out: bool,
     status: dict[str, Any],
     outer_code: int | None,
-    cpu: float,
     peak: int | None,
     limits: Limits,
 ) -> tuple[str, int | None]:
     """Map how the workload ended to an exit_reason (see SandboxResult), from what the kernel
-    reported (wait status, rusage, the address space at exit), never from the program's output:
-    printing "MemoryError" or sending itself SIGXCPU proves nothing."""
+    reported and PID 1 measured (wait status, the exact CPU clock, peak RSS, cgroup events),
+    never from the program's output or its own signals: printing "MemoryError", raising it,
+    reserving address space it never uses or sending itself SIGXCPU proves nothing."""
     if timed_out or status.get("timeout"):
         return "timeout", None
-    quota_hit = bool((status.get("workspace") or {}).get("full"))
     if "signal" in status:
         code: int | None = -int(status["signal"])
     elif "exit" in status:
         code = int(status["exit"])
     else:
         code = outer_code  # launcher died without reporting (killed from outside)
-    if quota_hit:  # the workspace filled up: writes failed with ENOSPC, whatever came next
+    if status.get("cpu_limit"):  # PID 1 stopped it when its exact CPU clock reached the limit
+        return "cpu", code
+    if status.get("stopped"):  # the judge (or PID 1 relaying its frames) ended the run
+        return "stopped", code
+    if (status.get("workspace") or {}).get("full"):  # writes failed with ENOSPC, whatever next
         return "quota", code
     if code == 0:
         return "ok", 0
     sig = -code if code is not None and code < 0 else None
-    # rusage is tick-sampled and may trail the runtime the CPU limit fired on by a few ticks
-    cpu_hit = limits.cpu_seconds is not None and cpu >= _CPU_HIT * limits.cpu_seconds
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_hit:
+    own_cpu = float(status.get("workload_cpu", 0.0))  # exact, read by PID 1 before reaping
+    if (sig in (signal.SIGXCPU, signal.SIGKILL) and limits.cpu_seconds is not None
+            and own_cpu >= limits.cpu_seconds):
         return "cpu", code
-    mem = limits.memory_bytes
-    if mem is not None:
-        vm_peak = int(status.get("vm_peak", 0))
-        if vm_peak >= _AS_HIT * mem:  # ended while its address space was at the limit
-            return "memory", code
-        if sig == signal.SIGKILL and peak is not None and peak >= 0.9 * mem:  # an OOM kill
-            return "memory", code
+    if limits.memory_bytes is not None and (
+            int(status.get("cgroup_oom_kill", 0)) > 0 or int(status.get("cgroup_oom", 0)) > 0
+            or memory_limit_reached(max(peak or 0, int(status.get("cgroup_peak", 0))),
+                                    limits.memory_bytes)):
+        return "memory", code
     if sig is not None:
         return "killed", code
     return "error", code
@@ -1120,6 +1306,7 @@ def _workspace_out(copy_out: dict[str, Any]) -> dict[str, Any]:
         uid, gid = copy_out["owner"]
         counts = sandbox_fs.copy_tree_fd(inner, host, uid, gid)
         report["dropped"] = counts["dropped"]
+        report["refused"] = counts["refused"]
         return report
     finally:
         os.close(inner)
@@ -1161,56 +1348,104 @@ def _pivot(root: str) -> None:
 
 
 def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
-    """Fork the workload, reap every orphan, and report how the workload ended."""
+    """Fork the workload, relay its channel (if any), enforce its CPU limit on the exact clock,
+    reap every orphan, and report how the workload ended."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     # Unisolated runs: orphans of the workload re-parent to us, not to the host's init.
     _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    relay_fds = config.get("relay")
+    if relay_fds:
+        in_r, in_w = os.pipe()  # PID 1 -> workload (its fd 3)
+        out_r, out_w = os.pipe()  # workload -> PID 1 (its fd 4)
+        config["channel"] = [in_r, out_w]
+    cpus = max(1, len(os.sched_getaffinity(0)))  # how fast a CPU clock runs per wall second
     pid = os.fork()
     if pid == 0:
         _exec_workload(config)
     # Traced for one event only: the stop just before exit, where the kernel still shows the
-    # workload's peak address space and RSS (gone once it is a zombie). Signals pass through.
+    # workload's peak RSS (gone once it is a zombie). Signals pass through.
     libc = _libc()
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     libc.ptrace(_PTRACE_SEIZE, pid, None, ctypes.c_void_p(_PTRACE_O_TRACEEXIT))
-    figures: dict[str, int] = {}
-    for fd in config.get("channel", ()):  # the workload alone holds its end of the channel
-        os.close(fd)
+    figures: dict[str, Any] = {}
+    relay = None
+    if relay_fds:
+        os.close(in_r)
+        os.close(out_w)
+        relay = Relay(relay_fds[0], relay_fds[1], in_w, out_r, pid, int(config["line_bytes"]),
+                      cpus)
+    if "cgroup_procs" in config:
+        os.close(config["cgroup_procs"])
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):  # the workload tree alone holds the output pipes now
         os.dup2(null, fd)
     deadline = time.monotonic() + float(config["deadline"])
-    while True:
+    cpu_limit = config.get("cpu_limit")
+    try:
         while True:
-            try:
-                child, wait_status, usage = os.wait4(-1, os.WNOHANG)
-            except ChildProcessError:
-                child = 0
-            if child == 0:
-                break
+            ended = _reap(libc, pid, figures)
+            if ended is not None:
+                return ended
+            if cpu_limit is not None:
+                used = process_cpu_seconds(pid) or 0.0
+                if used >= cpu_limit:
+                    return _stop(libc, pid, {"cpu_limit": True}, figures)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return _stop(libc, pid, {"timeout": True}, figures)
+            wait = remaining
+            if cpu_limit is not None:  # the clock cannot pass the limit before we look again
+                wait = min(wait, max(0.005, (cpu_limit - used) / cpus))
+            readers, writers = [wake_r, alive_fd], []
+            if relay is not None:
+                readers += relay.readers()
+                writers = relay.writers()
+                if (t := relay.timeout()) is not None:
+                    wait = min(wait, t)
+            ready_r, ready_w, _ = select.select(readers, writers, [], wait)
+            if alive_fd in ready_r:  # EOF: the judge hit its deadline or is gone
+                return _stop(libc, pid, {"stopped": True}, figures)
+            if wake_r in ready_r:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(wake_r, 4096)
+            if relay is not None and relay.step(ready_r, ready_w):
+                return _stop(libc, pid, {"stopped": True, "relay": relay.ended}, figures)
+    finally:
+        if relay is not None:  # the frame in flight (if any) ends with E and these figures
+            relay.finish(figures.get("workload_cpu"), figures.get("workload_hwm"))
+
+
+def _reap(libc: ctypes.CDLL, pid: int, figures: dict[str, Any]) -> dict[str, Any] | None:
+    """Reap whatever has ended (handling the workload's ptrace stops); the outcome once the
+    workload itself has ended. Its exact CPU time is read while it is a zombie, before the
+    reap (its own clock: no children in it, unlike its rusage)."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return None
+        if info is None or info.si_pid == 0:
+            return None
+        child = info.si_pid
+        if info.si_code in (os.CLD_TRAPPED, os.CLD_STOPPED):
+            _, wait_status, _ = os.wait4(child, os.WNOHANG)
             if child == pid and os.WIFSTOPPED(wait_status):
                 _on_trace_stop(libc, pid, wait_status, figures)
-                continue
-            _account(figures, child == pid, usage)
-            if child == pid:
-                if os.WIFSIGNALED(wait_status):
-                    return {"signal": os.WTERMSIG(wait_status), **figures}
-                return {"exit": os.waitstatus_to_exitcode(wait_status), **figures}
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return _stop(libc, pid, {"timeout": True}, figures)
-        ready, _, _ = select.select([wake_r, alive_fd], [], [], remaining)
-        if alive_fd in ready:  # EOF: the judge hit its deadline or is gone
-            return _stop(libc, pid, {"stopped": True}, figures)
-        if wake_r in ready:
-            with contextlib.suppress(BlockingIOError):
-                os.read(wake_r, 4096)
+            continue
+        if child == pid:
+            figures["workload_cpu"] = process_cpu_seconds(pid) or 0.0
+        _, wait_status, usage = os.wait4(child, 0)
+        _account(figures, child == pid, usage)
+        if child == pid:
+            if os.WIFSIGNALED(wait_status):
+                return {"signal": os.WTERMSIG(wait_status), **figures}
+            return {"exit": os.waitstatus_to_exitcode(wait_status), **figures}
 
 
-def _on_trace_stop(libc: ctypes.CDLL, pid: int, status: int, figures: dict[str, int]) -> None:
+def _on_trace_stop(libc: ctypes.CDLL, pid: int, status: int, figures: dict[str, Any]) -> None:
     """Handle a ptrace stop of the workload: read its memory figures at the exit event,
     let group stops go, and deliver every other signal unchanged."""
     event = (status >> 16) & 0xFF
@@ -1223,18 +1458,17 @@ def _on_trace_stop(libc: ctypes.CDLL, pid: int, status: int, figures: dict[str, 
 
 
 def _memory_figures(pid: int) -> dict[str, int]:
-    """VmPeak (peak address space, what RLIMIT_AS bounds) and VmHWM (peak RSS) in bytes."""
+    """VmHWM (peak RSS) in bytes, read at the exit stop."""
     out: dict[str, int] = {}
     with contextlib.suppress(OSError, ValueError, IndexError), open(
             f"/proc/{pid}/status", "rb") as fh:
         for line in fh:
-            if line.startswith((b"VmPeak:", b"VmHWM:")):
-                key = "vm_peak" if line.startswith(b"VmPeak") else "workload_hwm"
-                out[key] = int(line.split()[1]) * 1024
+            if line.startswith(b"VmHWM:"):
+                out["workload_hwm"] = int(line.split()[1]) * 1024
     return out
 
 
-def _account(figures: dict[str, int], workload: bool, usage: resource.struct_rusage) -> None:
+def _account(figures: dict[str, Any], workload: bool, usage: resource.struct_rusage) -> None:
     """Peak RSS of the workload (its own rusage: a fresh child of this small launcher, so it
     does not inherit the judge's RSS) and of reaped orphans."""
     key = "workload_maxrss" if workload else "orphan_maxrss"
@@ -1242,10 +1476,11 @@ def _account(figures: dict[str, int], workload: bool, usage: resource.struct_rus
 
 
 def _stop(libc: ctypes.CDLL, pid: int, outcome: dict[str, Any],
-          figures: dict[str, int]) -> dict[str, Any]:
+          figures: dict[str, Any]) -> dict[str, Any]:
     """Kill and reap the workload so its CPU time is accounted; PID 1's exit does the rest."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
+    figures.setdefault("workload_cpu", process_cpu_seconds(pid) or 0.0)
     while True:
         try:
             _, status, usage = os.wait4(pid, 0)
@@ -1255,6 +1490,10 @@ def _stop(libc: ctypes.CDLL, pid: int, outcome: dict[str, Any],
             _on_trace_stop(libc, pid, status, figures)
             continue
         _account(figures, True, usage)
+        if os.WIFSIGNALED(status):
+            outcome["signal"] = os.WTERMSIG(status)
+        else:
+            outcome["exit"] = os.waitstatus_to_exitcode(status)
         break
     outcome.update(figures)
     return outcome
@@ -1306,6 +1545,8 @@ def _exec_workload(config: dict[str, Any]) -> None:
         for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
         os.chdir(config["cwd"])
+        if "cgroup_procs" in config:  # into the run's own cgroup, while still root
+            os.write(config["cgroup_procs"], b"0")
         for name, (soft, hard) in config["rlimits"].items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
         uid = config["uid"]
@@ -1333,4 +1574,4 @@ def _exec_workload(config: dict[str, Any]) -> None:
 if __name__ == "__main__":
     found = detect_isolation()
     print(f"isolation: {found.level} (mechanism {found.mechanism}) {found.detail}".rstrip())
-    print(f"memory: {MEMORY_MECHANISM}; {cgroup_memory_status()}")
+    print(f"memory: {cgroup_memory_status()}")

@@ -1,173 +1,147 @@
-"""A conversation with a sandboxed process, and the kernel's figures about it, from outside.
+"""A conversation with a sandboxed process, timed and measured from outside it.
 
 Why: a batch judge that lets the untrusted process time and measure itself believes whatever
 that process says (ten lines switch off in-process timers; `tracemalloc.stop()` reports 0
-bytes). With a channel the judge hands the workload one case at a time over a pipe, keeps the
-clock itself, and reads the workload's CPU time (the kernel's per-process CPU clock,
-`clock_gettime` on `MAKE_PROCESS_CPUCLOCK(pid)`) and peak resident memory (`VmHWM` of
-/proc/<pid>/status, reset with `clear_refs`) from outside, as root. Nothing the workload prints
-or writes enters these figures.
+bytes). And a judge that hands over one input at a time and keeps the clock itself pays a round
+trip through its own (busy, shared) process per case, which a loaded machine makes expensive.
 
-Inside the workload the channel is fd 3 (judge -> workload) and fd 4 (workload -> judge).
+So the sandbox's PID 1 relays. It is the trusted supervisor the workload cannot reach (root,
+another uid, its tracer), it is already awake for the run, and it does almost nothing else.
+The judge queues *frames* with PID 1, each an input line and the CPU and wall allowance of its
+reply. PID 1 hands the workload one frame at a time (the next only after the previous reply, so
+no later input is ever within the workload's reach), and for each frame it resets the
+workload's peak RSS (`clear_refs`), reads the kernel's process CPU clock before and after
+(`clock_gettime` on the workload's CPU clock: user+sys of all its threads), reads `VmHWM`
+after, enforces both allowances itself (polling the CPU clock while it waits) and sends the
+reply back with those figures. Nothing the workload prints or writes enters them.
+
+Inside the workload the channel is fd 3 (PID 1 -> workload) and fd 4 (workload -> PID 1), one
+line per message. Between PID 1 and the judge the messages are framed:
+
+* judge -> PID 1: `<cpu notice> <cpu allowance> <wall allowance> <length>\\n<payload>`; PID 1
+  sends the workload SIGPROF once when the frame's CPU passes the notice (a polite "time is
+  up" it may ignore) and stops the run past either allowance; an empty payload sends nothing
+  and just waits for a line (e.g. a load report); any figure may be `inf`;
+* PID 1 -> judge: `<kind> <cpu> <wall> <peak rss> <length>\\n<line>`, kind `R` (the reply line),
+  or how the frame ended without one: `C` CPU over its allowance, `W` wall over its allowance,
+  `O` a line longer than the cap, `A` the workload wrote before it got its input, `E` the
+  workload closed its output or exited. After any kind but `R` PID 1 ends the run (after `E`
+  it gives the workload a moment to exit on its own, so its exit status tells how it ended),
+  as it does when the judge stops reading (`J`, never sent).
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import os
 import select
+import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 CHANNEL_IN_FD = 3  # in the workload: what the judge sends
 CHANNEL_OUT_FD = 4  # in the workload: what it sends back
 _CPUCLOCK_SCHED = 2
+POLL_SECONDS = 0.05  # how often PID 1 reads the CPU clock of a frame in flight
+CLOSE_GRACE_SECONDS = 2.0  # after its input ends (or it closed its output): time to exit
+_RESULT_BACKLOG = 1 << 20  # PID 1 starts no frame while this much is unsent to the judge
+KINDS = ("R", "C", "W", "O", "A", "E", "J")  # J: PID 1 lost the judge (never read)
 
 
 class ChannelClosed(Exception):
-    """The workload's end of the channel is gone (it exited or was killed)."""
-
-
-class ChannelOverflow(Exception):
-    """The workload sent a line longer than the reader allows."""
+    """The run ended: PID 1 sends nothing more."""
 
 
 def process_cpu_seconds(pid: int) -> float | None:
     """CPU time (user+sys, all threads, children not included) of `pid`, from the kernel's
-    process CPU clock; None when the process is gone."""
+    process CPU clock (exact, not tick-sampled); also works on a zombie not yet reaped. None
+    when the process is gone."""
     try:
         return time.clock_gettime(((~pid) << 3) | _CPUCLOCK_SCHED)
     except OSError:
         return None
 
 
-def peak_rss_bytes(pid: int) -> int | None:
-    """`VmHWM` of `pid` (peak resident set size since start or the last reset)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
+def _hwm(status: bytes) -> int | None:
+    at = status.find(b"VmHWM:")
+    if at < 0:
         return None
-    return None
-
-
-def reset_peak_rss(pid: int) -> bool:
-    """Reset `VmHWM` of `pid` to its current RSS (Linux >= 4.0; needs ptrace rights: root)."""
     try:
-        with open(f"/proc/{pid}/clear_refs", "wb") as fh:
-            fh.write(b"5")
-        return True
-    except OSError:
-        return False
+        return int(status[at + 6:status.index(b"kB", at)]) * 1024
+    except ValueError:
+        return None
 
 
-def _parents() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, start time) for every process, from /proc/<pid>/stat."""
-    out: dict[int, tuple[int, int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-            out[int(entry)] = (int(fields[1]), int(fields[19]))
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
+# --------------------------------------------------------------------------------------------
+# The judge's end
+# --------------------------------------------------------------------------------------------
 
 
-def oldest_descendant(root: int, depth: int) -> int | None:
-    """The first-started process `depth` generations below `root` (the workload: unshare ->
-    launcher -> workload is depth 2, launcher -> workload depth 1)."""
-    table = _parents()
-    level = [root]
-    for _ in range(depth):
-        kids = [(start, pid) for pid, (ppid, start) in table.items() if ppid in level]
-        if not kids:
-            return None
-        level = [min(kids)[1]]
-    return level[0]
+@dataclass(frozen=True)
+class Reply:
+    """How one frame ended, measured by PID 1: `kind` (see KINDS), the workload's CPU seconds
+    and wall seconds during the frame, its peak RSS during the frame (None when unreadable)
+    and the line it sent (kind `R` only)."""
+
+    kind: str
+    cpu: float
+    wall: float
+    peak_rss: int | None
+    line: bytes = b""
 
 
 class Channel:
-    """The judge's end: `send` a line, `read_line` with a timeout and a size cap, and the
-    kernel's figures of the workload process (`cpu_seconds`, `peak_rss`, `reset_peak`).
+    """The judge's end: `submit` frames, read their `reply()`s in order, `close()` when no more
+    frames follow, or `stop()` the run now (the sandbox kills the whole tree; the result's
+    exit_reason is then "stopped")."""
 
-    `stop()` ends the run now (the sandbox kills the whole tree); the result's exit_reason is
-    then "stopped". Returning from the conversation function without stopping closes the
-    channel, which a well-behaved workload takes as the end of its input."""
-
-    def __init__(self, write_fd: int, read_fd: int, launcher_pid: int, depth: int,
-                 stop: Callable[[], None]) -> None:
+    def __init__(self, write_fd: int, read_fd: int, stop: Callable[[], None]) -> None:
         self._w = write_fd
         self._r = read_fd
-        self._launcher = launcher_pid
-        self._depth = depth
         self._stop = stop
         self._buf = bytearray()
-        self._pid: int | None = None
+        self._closed = False
         self.stopped = False
         self._lock = threading.Lock()
 
-    # -- the workload process ----------------------------------------------------------
-    @property
-    def pid(self) -> int | None:
-        """Host pid of the workload (found once, the first time it is needed)."""
-        if self._pid is None:
-            self._pid = oldest_descendant(self._launcher, self._depth)
-        return self._pid
-
-    def cpu_seconds(self) -> float | None:
-        pid = self.pid
-        return None if pid is None else process_cpu_seconds(pid)
-
-    def peak_rss(self) -> int | None:
-        pid = self.pid
-        return None if pid is None else peak_rss_bytes(pid)
-
-    def reset_peak(self) -> bool:
-        pid = self.pid
-        return pid is not None and reset_peak_rss(pid)
-
-    # -- the pipe --------------------------------------------------------------------------
-    def send(self, data: bytes) -> None:
-        view = memoryview(data)
+    def submit(self, payload: bytes, *, cpu_seconds: float, wall_seconds: float,
+               cpu_notice: float = float("inf")) -> None:
+        """Queue one frame with PID 1 (`payload` is one line for the workload, newline
+        included, or empty to only wait for a line)."""
+        head = f"{cpu_notice!r} {cpu_seconds!r} {wall_seconds!r} {len(payload)}\n".encode()
         try:
-            while view:
-                view = view[os.write(self._w, view):]
-        except (BrokenPipeError, OSError) as exc:
+            _write_all(self._w, head + payload)
+        except OSError as exc:
             raise ChannelClosed(str(exc)) from None
 
-    def pending(self) -> bool:
-        """True when the workload has sent bytes the judge has not read yet."""
-        if self._buf:
-            return True
-        ready, _, _ = select.select([self._r], [], [], 0)
-        return bool(ready)
+    def close(self) -> None:
+        """No more frames: once the queued ones are answered, the workload's input ends."""
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(OSError):
+                os.close(self._w)
 
-    def read_line(self, timeout: float, max_bytes: int) -> bytes | None:
-        """The next line (without its newline), or None when `timeout` seconds pass first.
-        Raises ChannelClosed at EOF and ChannelOverflow when a line exceeds `max_bytes`."""
-        deadline = time.monotonic() + max(0.0, timeout)
+    def reply(self) -> Reply:
+        """The next frame's reply (blocks: PID 1 enforces every allowance). Raises
+        ChannelClosed when the run ended without one."""
         while True:
             cut = self._buf.find(b"\n")
             if cut >= 0:
-                line = bytes(self._buf[:cut])
-                del self._buf[: cut + 1]
-                return line
-            if len(self._buf) > max_bytes:
-                raise ChannelOverflow(f"a line longer than {max_bytes:,} bytes")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([self._r], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(self._r, min(1 << 20, max_bytes + 2 - len(self._buf)))
+                fields = bytes(self._buf[:cut]).split()
+                kind, cpu, wall, peak, length = fields
+                end = cut + 1 + int(length)
+                if len(self._buf) >= end:
+                    line = bytes(self._buf[cut + 1:end])
+                    del self._buf[:end]
+                    rss = int(peak)
+                    return Reply(kind.decode(), float(cpu), float(wall),
+                                 rss if rss >= 0 else None, line)
+            chunk = os.read(self._r, 1 << 20)
             if not chunk:
-                raise ChannelClosed("the workload closed the channel")
+                raise ChannelClosed("the run ended")
             self._buf += chunk
 
     def stop(self) -> None:
@@ -175,3 +149,279 @@ class Channel:
             if not self.stopped:
                 self.stopped = True
                 self._stop()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+# --------------------------------------------------------------------------------------------
+# PID 1's end
+# --------------------------------------------------------------------------------------------
+
+
+class Relay:
+    """PID 1's side: feeds the workload one frame at a time, times and measures each from
+    outside and reports to the judge. Every descriptor is non-blocking; `_supervise` (in
+    sandbox.py) drives it from its select loop, so a workload that neither reads nor writes
+    cannot stall the clock, and a judge that reads slowly only holds back the next frame."""
+
+    def __init__(self, ctl_fd: int, res_fd: int, win_fd: int, wout_fd: int, pid: int,
+                 max_line: int, cpus: int = 1) -> None:
+        self.ctl, self.res, self.win, self.wout, self.pid = ctl_fd, res_fd, win_fd, wout_fd, pid
+        self.max_line = max_line
+        self.cpus = max(1, cpus)  # a CPU clock runs at most this fast per wall second
+        for fd in (ctl_fd, res_fd, win_fd, wout_fd):
+            os.set_blocking(fd, False)
+        self.frames: collections.deque[tuple[float, float, float, bytes]] = collections.deque()
+        self.ctl_buf = bytearray()
+        self.ctl_open = True
+        self.out = bytearray()  # replies not yet written to the judge
+        self.to_workload = memoryview(b"")
+        self.got = bytearray()  # bytes from the workload not yet part of a reply
+        self.wout_open = True
+        # the frame in flight: notice, CPU and wall allowance, wall and CPU clock at its start
+        self.current: tuple[float, float, float, float, float] | None = None
+        self.noticed = False
+        self.ended: str | None = None  # the kind that ended the relay (not R)
+        self.input_closed_at: float | None = None
+        self._clear: int | None = None
+        self._status: int | None = None
+
+    # -- what to wait for ------------------------------------------------------------------
+    def readers(self) -> list[int]:
+        fds = [self.ctl] if self.ctl_open else []
+        if self.wout_open and self.ended is None:
+            fds.append(self.wout)
+        return fds
+
+    def writers(self) -> list[int]:
+        fds = [self.res] if self.out and self.res >= 0 else []
+        if self.to_workload and self.win >= 0:
+            fds.append(self.win)
+        return fds
+
+    def timeout(self) -> float | None:
+        """Seconds until the relay must look again (None: only when a descriptor is ready)."""
+        if self.current is not None:
+            notice, cpu_allowed, wall_allowed, t0, cpu0 = self.current
+            used = (process_cpu_seconds(self.pid) or cpu0) - cpu0
+            nxt = cpu_allowed if self.noticed else min(notice, cpu_allowed)
+            # the CPU clock cannot pass the next threshold before we look again
+            until = min((nxt - used) / self.cpus, t0 + wall_allowed - time.monotonic())
+            return min(POLL_SECONDS, max(0.002, until))
+        if self.input_closed_at is not None:
+            return max(0.0, self.input_closed_at + CLOSE_GRACE_SECONDS - time.monotonic())
+        return None
+
+    # -- one turn of the loop -----------------------------------------------------------------
+    def step(self, readable: list[int], writable: list[int]) -> bool:
+        """Move bytes, check the frame in flight, start the next; True when PID 1 must stop
+        the workload now."""
+        if self.ctl in readable:
+            self._read_ctl()
+        if self.res in writable:
+            self._flush()
+        if self.win in writable:
+            self._feed()
+        if self.wout in readable:
+            self._read_workload()
+        if self.ended is None:
+            self._check()
+        if self.ended is None and self.current is None:
+            self._start_next()
+        if self.ended is not None and self.ended != "E":
+            return True
+        if self.input_closed_at is not None:  # input ended (or output closed): exit soon
+            return time.monotonic() > self.input_closed_at + CLOSE_GRACE_SECONDS
+        return False
+
+    def finish(self, exit_cpu: float | None, exit_hwm: int | None) -> None:
+        """The workload is gone (or being stopped): answer the frame in flight with `E`, then
+        hand every reply to the judge (blocking: PID 1 has nothing else to do)."""
+        if self.current is not None and self.ended is None:
+            self._reply("E", cpu=exit_cpu, hwm=exit_hwm)
+        elif self.ended is None and self.frames:  # gone between frames: the next is blamed
+            self._reply_idle("E")
+        while self.out and self.res >= 0:  # the judge reads them; drain its frames meanwhile
+            readers = [self.ctl] if self.ctl_open else []  # (it may be blocked sending one)
+            ready_r, ready_w, _ = select.select(readers, [self.res], [])
+            if self.ctl in ready_r:
+                try:
+                    self.ctl_open = bool(os.read(self.ctl, 1 << 20))
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.ctl_open = False
+            if self.res in ready_w:
+                self._flush()
+        self.out.clear()
+        for fd in (self.res, self.ctl, self.win, self.wout, self._clear, self._status):
+            if fd is not None and fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.res = self.win = -1
+
+    # -- internals ----------------------------------------------------------------------
+    def _read_ctl(self) -> None:
+        try:
+            chunk = os.read(self.ctl, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.ctl_open = False
+            return
+        self.ctl_buf += chunk
+        while (cut := self.ctl_buf.find(b"\n")) >= 0:
+            notice, cpu, wall, length = bytes(self.ctl_buf[:cut]).split()
+            end = cut + 1 + int(length)
+            if len(self.ctl_buf) < end:
+                break
+            self.frames.append((float(notice), float(cpu), float(wall),
+                                bytes(self.ctl_buf[cut + 1:end])))
+            del self.ctl_buf[:end]
+
+    def _flush(self) -> None:
+        if self.res < 0:
+            self.out.clear()
+            return
+        try:
+            sent = os.write(self.res, self.out)
+        except BlockingIOError:
+            return
+        except OSError:  # the judge stopped listening: nobody to work for any more
+            self.out.clear()
+            with contextlib.suppress(OSError):
+                os.close(self.res)
+            self.res = -1
+            if self.ended is None:
+                self.ended = "J"
+            return
+        del self.out[:sent]
+
+    def _feed(self) -> None:
+        try:
+            sent = os.write(self.win, self.to_workload)
+        except BlockingIOError:
+            return
+        except OSError:  # the workload closed its input: it will get no more
+            self.to_workload = memoryview(b"")
+            return
+        self.to_workload = self.to_workload[sent:]
+
+    def _read_workload(self) -> None:
+        try:
+            chunk = os.read(self.wout, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.wout_open = False
+            if self.current is not None:
+                self._reply("E")
+            if self.input_closed_at is None:
+                self.input_closed_at = time.monotonic()
+            return
+        self.got += chunk
+        if self.current is not None:
+            self._take_line()
+        elif len(self.got) > self.max_line:  # a flood between frames
+            self._reply_idle("O")
+
+    def _take_line(self) -> None:
+        cut = self.got.find(b"\n")
+        if cut < 0 or cut > self.max_line:
+            if len(self.got) > self.max_line:
+                self._reply("O")
+            return
+        line = bytes(self.got[:cut])
+        del self.got[:cut + 1]
+        self._reply("R", line=line)
+
+    def _check(self) -> None:
+        if self.current is None:
+            return
+        notice, cpu_allowed, wall_allowed, t0, cpu0 = self.current
+        if time.monotonic() - t0 > wall_allowed:
+            self._reply("W")
+            return
+        used = (process_cpu_seconds(self.pid) or cpu0) - cpu0
+        if used > cpu_allowed:
+            self._reply("C")
+        elif used > notice and not self.noticed:
+            self.noticed = True
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGPROF)
+
+    def _start_next(self) -> None:
+        if len(self.out) > _RESULT_BACKLOG:
+            return
+        if not self.frames:
+            if not self.ctl_open and self.input_closed_at is None:
+                self.input_closed_at = time.monotonic()  # every frame answered: input ends
+                with contextlib.suppress(OSError):
+                    os.close(self.win)
+                self.win = -1
+            return
+        if not self.wout_open:
+            return  # finish() answers with E once the workload has exited
+        notice, cpu_allowed, wall_allowed, payload = self.frames.popleft()
+        if payload and self.got:  # it wrote before it was given this input
+            self._reply_idle("A")
+            return
+        self._reset_peak()
+        self.noticed = False
+        self.current = (notice, cpu_allowed, wall_allowed, time.monotonic(),
+                        process_cpu_seconds(self.pid) or 0.0)
+        if payload:
+            self.to_workload = memoryview(payload)
+            self._feed()
+        else:  # only wait for a line (one written before the frame began counts)
+            self._take_line()
+
+    def _reply(self, kind: str, *, line: bytes = b"", cpu: float | None = None,
+               hwm: int | None = None) -> None:
+        assert self.current is not None
+        t0, cpu0 = self.current[3], self.current[4]
+        wall = time.monotonic() - t0
+        now_cpu = cpu if cpu is not None else process_cpu_seconds(self.pid)
+        used = max(0.0, (now_cpu if now_cpu is not None else cpu0) - cpu0)
+        peak = hwm if hwm is not None else self._peak()
+        self.out += (f"{kind} {used:.6f} {wall:.6f} {peak if peak is not None else -1} "
+                     f"{len(line)}\n").encode() + line
+        self.current = None
+        self.to_workload = memoryview(b"")
+        if kind != "R":
+            self.ended = kind
+        self._flush()
+
+    def _reply_idle(self, kind: str) -> None:
+        """End the relay between frames (the next frame is the one blamed)."""
+        self.out += f"{kind} 0 0 -1 0\n".encode()
+        self.ended = kind
+        self._flush()
+
+    def _reset_peak(self) -> None:
+        if self._clear is None:
+            try:
+                self._clear = os.open(f"/proc/{self.pid}/clear_refs", os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                self._clear = -1
+        if self._clear >= 0:
+            with contextlib.suppress(OSError):
+                os.write(self._clear, b"5")
+
+    def _peak(self) -> int | None:
+        if self._status is None:
+            try:
+                self._status = os.open(f"/proc/{self.pid}/status", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self._status = -1
+        if self._status < 0:
+            return None
+        try:
+            return _hwm(os.pread(self._status, 8192, 0))
+        except OSError:
+            return None
+

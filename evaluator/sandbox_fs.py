@@ -17,6 +17,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from evaluator.errors import ConfigError
 
@@ -182,23 +183,36 @@ def _rmdir_entry(fd: int, name: str) -> None:
 
 
 MAX_COPY_DEPTH = 200  # deeper directories are dropped when a workspace is copied
+MAX_REFUSED_NAMES = 100  # refused entries named in a copy's report (the count is exact)
 
 
-def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, int]:
+def special_kind(mode: int) -> str:
+    """What a non-regular, non-directory, non-link entry is, in words."""
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]:
     """Copy the tree below `src_fd` into the (empty) directory `dst_fd`, owned by uid:gid.
 
     Regular files (contents; setuid/setgid bits dropped), directories and symlinks (as links,
-    never followed) are copied; FIFOs, sockets and devices are dropped, as are directories
+    never followed) are copied; FIFOs, sockets and devices are refused, as are directories
     deeper than MAX_COPY_DEPTH. Every open is relative to a directory descriptor with
     O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the copy. Returns
-    counts: files, dirs, links, bytes, dropped. Raises OSError (ENOSPC) when it does not fit.
+    counts (files, dirs, links, bytes, dropped) and `refused`: [relative path, what it was] of
+    the first MAX_REFUSED_NAMES entries not copied. Raises OSError (ENOSPC) when it does not
+    fit.
     """
-    counts = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
-    stack: list[tuple[int, int, list[str]]] = [
-        (os.dup(src_fd), os.dup(dst_fd), sorted(os.listdir(src_fd), reverse=True))]
+    counts: dict[str, Any] = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
+    refused: list[list[str]] = []
+    stack: list[tuple[int, int, list[str], str]] = [
+        (os.dup(src_fd), os.dup(dst_fd), sorted(os.listdir(src_fd), reverse=True), "")]
     try:
         while stack:
-            s, d, names = stack[-1]
+            s, d, names, prefix = stack[-1]
             if not names:
                 os.close(s)
                 os.close(d)
@@ -220,14 +234,20 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, int]
                 child_d = os.open(name, _DIR_FLAGS, dir_fd=d)
                 os.fchown(child_d, uid, gid)
                 os.fchmod(child_d, mode)
-                stack.append((child_s, child_d, sorted(os.listdir(child_s), reverse=True)))
+                stack.append((child_s, child_d, sorted(os.listdir(child_s), reverse=True),
+                              prefix + name + "/"))
                 counts["dirs"] += 1
             else:
                 counts["dropped"] += 1
+                if len(refused) < MAX_REFUSED_NAMES:
+                    what = (f"a directory deeper than {MAX_COPY_DEPTH} levels"
+                            if stat.S_ISDIR(info.st_mode) else special_kind(info.st_mode))
+                    refused.append([prefix + name, what])
     finally:
-        for s, d, _ in stack:
+        for s, d, _, _ in stack:
             os.close(s)
             os.close(d)
+    counts["refused"] = refused
     return counts
 
 

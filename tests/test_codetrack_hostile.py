@@ -207,3 +207,84 @@ def test_standard_library_only_under_a_non_editable_install(tmp_path: Path,
     for name in ("networkx", "numpy", "evaluator",
                  "evaluator.codetrack.problems.directed_lc207", "yaml"):
         assert found[name] == "ModuleNotFoundError", (name, found)
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 9: shared-memory hogs and what a solution leaves behind, through `gnncb code judge`
+# --------------------------------------------------------------------------------------------
+
+_GROW = (
+    "        maps = []\n"
+    "        for i in range(128):  # 16 MiB at a time, up to 2 GiB, every page touched\n"
+    "{map}"
+    "            m.write(b'\\1' * (16 << 20))\n"
+    "            maps.append(m)\n"
+    "        return True\n")
+_HOGS = {
+    "mmap-shared": "            m = mmap.mmap(-1, 16 << 20, flags=mmap.MAP_SHARED)\n",
+    "memfd": ("            os.ftruncate(fd, (i + 1) << 24)\n"
+              "            m = mmap.mmap(fd, 16 << 20, offset=i << 24)\n"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_HOGS))
+def test_shared_memory_hogs_are_stopped_at_the_limit(tmp_path: Path, case_set: Path,
+                                                     kind: str) -> None:
+    """MAP_SHARED anonymous memory and memfd pages (which RLIMIT_DATA does not count) under
+    --memory-mb 256: every case ends `memory` (the peak RSS PID 1 measured is at the limit, or
+    the cgroup OOM-killed it), and what was recorded never exceeds the limit."""
+    code = ("import mmap, os\nfd = os.memfd_create('hog')\n" + HEADER
+            + _GROW.format(map=_HOGS[kind]))
+    rows = judge(tmp_path, case_set, code, "--memory-mb", "256", "--timeout-floor", "5")
+    ran = [r for r in rows if r["ran"]]
+    assert ran and all(r["verdict"] == "memory" for r in ran), {r["verdict"] for r in rows}
+    for r in ran:
+        assert r["memory"] is None or r["memory"] <= 256 * 1024**2, r
+    feedback = json.loads((tmp_path / "run" / "feedback.json").read_text())["lc207"]
+    assert "the judge's measurement" in feedback[0]["detail"]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["memory_mechanism"] in (["cgroup-v2"], ["rlimit-as+tmpfs"])
+
+
+def test_nothing_a_solution_leaves_is_owned_by_a_sandbox_uid(tmp_path: Path, case_set: Path,
+                                                             monkeypatch) -> None:
+    """Files, directories, a symlink to a host file and a FIFO written into the workspace by
+    every case: the workspace the judge hands back (kept here instead of deleted) holds only
+    entries of the judge's own uid, the link is a link, the FIFO is gone; the run directory
+    likewise."""
+    import os
+    import stat
+
+    from evaluator.codetrack import judge as judge_module
+    from evaluator.sandbox_fs import remove_tree, walk
+
+    kept: list[Path] = []
+    monkeypatch.setattr(judge_module.sandbox_fs, "remove_tree", kept.append)
+    code = (
+        "import os\n" + HEADER +
+        "        os.makedirs('left/deeper', exist_ok=True)\n"
+        "        open('left/deeper/file.txt', 'w').write('x')\n"
+        "        os.chmod('left/deeper/file.txt', 0o4755)  # setuid bit: dropped on the way\n"
+        "        if not os.path.lexists('passwd'): os.symlink('/etc/passwd', 'passwd')\n"
+        "        if not os.path.lexists('fifo'): os.mkfifo('fifo')\n"
+        "        return True\n")
+    try:
+        rows = judge(tmp_path, case_set, code, "--no-memory")
+        assert rows and all(r["ran"] for r in rows)
+        [root] = kept
+        seen: dict[str, os.stat_result] = {}
+
+        def visit(fd: int, name: str, info: os.stat_result) -> None:
+            seen[name] = info
+
+        for top in (root, tmp_path / "run"):
+            walk(top, visit)
+        me = os.geteuid()
+        assert {"left", "deeper", "file.txt", "passwd"} <= set(seen)
+        assert {name for name, info in seen.items() if info.st_uid != me} == set()
+        assert "fifo" not in seen
+        assert stat.S_ISLNK(seen["passwd"].st_mode)
+        assert not seen["file.txt"].st_mode & stat.S_ISUID
+    finally:
+        for path in kept:
+            remove_tree(path)

@@ -298,8 +298,9 @@ def test_generated_cases_record_their_provenance(small_set) -> None:
 
 @needs_isolation
 def test_the_runner_and_later_inputs_are_read_only(tmp_path: Path) -> None:
-    """The worker script and the case file are mounted read-only: a solution that finds them
-    (via /proc/self/cmdline) can neither patch the runner nor rewrite the inputs."""
+    """The worker script is mounted read-only: a solution that finds it (via
+    /proc/self/cmdline) cannot patch the runner for the next process (and the inputs are not
+    files at all: they wait in PID 1, see test_later_inputs_are_not_within_reach)."""
     body = (
         "args = open('/proc/self/cmdline', 'rb').read().split(b'\\0')\n"
         "worker = next(a for a in args if a.endswith(b'worker.py')).decode()\n"
@@ -311,9 +312,9 @@ def test_the_runner_and_later_inputs_are_read_only(tmp_path: Path) -> None:
     assert "PermissionError" in detail or "Read-only file system" in detail
 
 
-def test_a_window_of_cases_in_flight_gives_the_same_verdicts(tmp_path: Path) -> None:
-    """window > 1 (trusted code only) pipelines cases; crashes and timeouts still blame the
-    right case and the rest resumes."""
+def test_crashes_and_timeouts_blame_the_right_case_and_the_rest_resumes(tmp_path: Path) -> None:
+    """Cases queued with PID 1 ahead of the running one change nothing: a C loop and an exit
+    blame their own case and a fresh process resumes after each."""
     sol = tmp_path / "solution.py"
     sol.write_text(
         "import os\n"
@@ -324,9 +325,40 @@ def test_a_window_of_cases_in_flight_gives_the_same_verdicts(tmp_path: Path) -> 
         "        if xs[0] == 3: return sum(xs) + 1\n"
         "        return sum(xs)\n")
     firsts = (0, 0, 1, 0, 2, 0, 3, 0, 0)
-    strict = judge_problem(TOTAL, sol, cases(*firsts), config=FAST)
-    piped = judge_problem(TOTAL, sol, cases(*firsts),
-                          config=JudgeConfig(timeout_floor=0.3, measure_memory=False, window=4))
-    expected = [PASS, PASS, TIMEOUT, PASS, RUNTIME, PASS, WRONG, PASS, PASS]
-    assert verdicts(strict) == verdicts(piped) == expected
-    assert piped.processes == strict.processes == 3
+    j = judge_problem(TOTAL, sol, cases(*firsts), config=FAST)
+    assert verdicts(j) == [PASS, PASS, TIMEOUT, PASS, RUNTIME, PASS, WRONG, PASS, PASS]
+    assert j.processes == 3
+    assert "CPU time" in j.verdicts[2].detail
+
+
+def test_later_inputs_are_not_within_reach(tmp_path: Path) -> None:
+    """The next cases wait in PID 1, not in the worker's input pipe: a solution that reads its
+    input descriptor during a case finds nothing there."""
+    body = ("os.set_blocking(3, False)\n"
+            "try:\n"
+            "    ahead = os.read(3, 1 << 20)\n"
+            "except BlockingIOError:\n"
+            "    ahead = b''\n"
+            "raise RuntimeError('AHEAD %r' % ahead[:60])")
+    j = judge(tmp_path, body, 0, 1, 5, 6, 7, header="import os")
+    assert verdicts(j)[:2] == [PASS, RUNTIME]
+    assert "AHEAD b''" in j.verdicts[1].detail
+
+
+def test_raising_memory_error_is_a_runtime_error(tmp_path: Path) -> None:
+    """The worker's "memory" record is believed only when PID 1 measured the peak RSS of the
+    case at the limit; `raise MemoryError` with nothing used is the candidate's error."""
+    config = JudgeConfig(timeout_floor=5.0, measure_memory=False, memory_bytes=256 * 1024**2)
+    j = judge(tmp_path, "raise MemoryError('fake')", 0, 1, 0, config=config)
+    assert verdicts(j) == [PASS, RUNTIME, PASS]
+    assert "below 75% of the 256 MiB limit" in j.verdicts[1].detail
+    assert j.processes == 1
+
+
+def test_claiming_a_timeout_is_a_runtime_error(tmp_path: Path) -> None:
+    """The worker's "timeout" record is believed only when the case used its allowance by
+    PID 1's count: raising the worker's own CaseTimeout at once is the candidate's error."""
+    body = "raise sys.modules['__main__'].CaseTimeout()"
+    j = judge(tmp_path, body, 0, 1, 0, header="import sys")
+    assert verdicts(j) == [PASS, RUNTIME, PASS]
+    assert "reported a timeout" in j.verdicts[1].detail

@@ -166,3 +166,24 @@ def test_inode_flood_ends_with_quota_and_leaves_the_host_bounded(keypair, demo_c
     assert summary["status"] == "failed"
     kept = run / "attempt-1" / "workspace" / "flood"
     assert len(os.listdir(kept)) < 100_000
+
+
+@pytest.mark.parametrize(("make", "kind"), [
+    ("os.mkfifo('predictions.csv')", "FIFO"),
+    ("socket.socket(socket.AF_UNIX).bind('predictions.csv')", "socket"),
+])
+def test_special_file_as_predictions_is_reported_as_refused(keypair, demo_competition,
+                                                            tmp_path, httpserver, make, kind):
+    """A FIFO or socket where predictions.csv belongs is refused by the copy back and the
+    attempt says so (not "not written"); nothing is opened or followed."""
+    _, summary, run, attempt = _run(keypair, demo_competition, tmp_path, httpserver, f"""
+        import os, socket
+        {make}
+    """)
+    assert attempt["exit_reason"] == "ok" and not attempt["valid"]
+    assert attempt["check"].startswith(f"predictions.csv was left as a {kind}, not a regular "
+                                       "file; the sandbox refused it")
+    assert "not written" not in attempt["check"]
+    assert summary["failure"]["mode"] == "malformed_submission"
+    assert attempt["memory_mechanism"] in ("cgroup-v2", "rlimit-as+tmpfs")
+    assert not (run / "attempt-1" / "workspace" / "predictions.csv").exists()

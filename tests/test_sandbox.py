@@ -14,7 +14,9 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -199,17 +201,29 @@ def test_host_files_are_hidden_and_only_workspace_and_tmp_are_writable(tmp_path,
 
 
 @needs_sandbox
-def test_workspace_symlink_does_not_chown_host_files(tmp_path, ws):
+@pytest.mark.parametrize("quota", [True, False], ids=["copy", "chown"])
+def test_workspace_symlink_does_not_chown_host_files(tmp_path, ws, quota):
+    """A link to a host file left in the workspace is never followed: not by the copy back
+    (default quota), and not by the chowns before and after a run on the host directory itself
+    (workspace_bytes=None). The victim belongs to neither the judge nor a sandbox uid, so a
+    chown through the link in either direction would show."""
     victim = tmp_path / "victim.txt"
     victim.write_text("host")
+    os.chown(victim, 4242, 4343)
+    victim.chmod(0o600)
     before = victim.stat()
-    result = run_py(ws, f"import os; os.symlink({str(victim)!r}, 'link')")
+    limits = Limits() if quota else Limits(workspace_bytes=None)
+    result = run_py(ws, f"import os; os.symlink({str(victim)!r}, 'link')", limits=limits)
     assert result.exit_reason == "ok", result.stderr_tail
     assert (ws / "link").is_symlink()
-    again = run_py(ws, "print('second run')")  # chowns the workspace twice more
+    again = run_py(ws, "print('second run')", limits=limits)  # chowns through the tree again
     assert again.exit_reason == "ok"
     after = victim.stat()
-    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert (after.st_uid, after.st_gid, after.st_mode) == (
+        before.st_uid, before.st_gid, before.st_mode)
+    assert victim.read_text() == "host"
+    owner = ws.stat().st_uid
+    assert all(os.lstat(p).st_uid == owner for p in [ws, *ws.iterdir()])
 
 
 # ---------------------------------------------------------------------------- network
@@ -245,78 +259,122 @@ def test_no_network_to_a_listening_local_port(ws):
 # ---------------------------------------------------------------------------- limits
 
 
-HEARTBEAT = """
-import time
-with open("heartbeat", "a") as beat:  # opened once: keeps working after the chown back
-    while True:
-        beat.write(".")
-        beat.flush()
+def processes_with(marker: str) -> dict[int, int]:
+    """pid -> real uid of every process whose command line contains `marker` (from /proc)."""
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        uid_line = next(line for line in status.splitlines() if line.startswith("Uid:"))
+        found[int(pid)] = int(uid_line.split()[1])
+    return found
+
+
+def wait_for(predicate, seconds: float = 120.0) -> bool:
+    """Poll until `predicate()` holds; generous bound, so a loaded machine only makes it slow."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
         time.sleep(0.05)
-"""
+    return predicate()
 
 
-def assert_stopped(beat: Path) -> None:
-    """The heartbeat file grew while the process lived and no longer grows."""
-    first = beat.stat().st_size
-    assert first > 0
-    time.sleep(1.0)
-    assert beat.stat().st_size == first
+def sleeper(marker: str) -> str:
+    """Code that becomes a process with `marker` in its command line, sleeping forever."""
+    return (f"os.execv(sys.executable, [sys.executable, '-c', "
+            f"'import time\\nwhile True: time.sleep(0.05)', {marker!r}])")
 
 
 @needs_sandbox
 def test_deadline_kills_escaped_double_forked_setsid_child(ws):
-    (ws / "heartbeat.py").write_text(HEARTBEAT)
+    """The escaped grandchild is seen alive from outside during the run, and no process of
+    it is left once run() returns."""
+    marker = f"gnncb-escapee-{uuid.uuid4().hex}"
+    seen: dict[int, int] = {}
+
+    def watch() -> None:
+        wait_for(lambda: seen.update(processes_with(marker)) or bool(seen))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     result = run_py(
         ws,
-        """
-        import os, time
+        f"""
+        import os, sys, time
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
-                exec(open("heartbeat.py").read())
+                {sleeper(marker)}
             os._exit(0)
-        time.sleep(60)
+        while True:
+            time.sleep(1)
         """,
-        limits=Limits(wall_seconds=1.5),
+        limits=Limits(wall_seconds=3),
     )
     assert result.exit_reason == "timeout"
     assert result.returncode is None
-    assert_stopped(ws / "heartbeat")
+    assert seen, "the escaped child never ran (the run ended too early to test anything)"
+    assert all(uid >= sandbox.UID_BASE for uid in seen.values())
+    assert processes_with(marker) == {}
 
 
 @needs_sandbox
 def test_judge_death_ends_the_run(ws):
-    (ws / "solution.py").write_text(HEARTBEAT)
+    """SIGKILL the judge while its run sleeps: PID 1 sees the judge gone and the whole tree
+    ends. Waits are event-driven with generous bounds (a loaded machine is slow, not flaky)."""
+    marker = f"gnncb-orphaned-{uuid.uuid4().hex}"
+    (ws / "solution.py").write_text(f"import os, sys\n{sleeper(marker)}\n")
     judge_code = (
         "import sys; from pathlib import Path; from evaluator.sandbox import run, Limits; "
         f"run([sys.executable, 'solution.py'], workspace=Path({str(ws)!r}), "
-        "limits=Limits(wall_seconds=60))"
+        "limits=Limits(wall_seconds=600))"
     )
     judge = subprocess.Popen([sys.executable, "-c", judge_code], cwd=REPO)
-    beat = ws / "heartbeat"
     try:
-        for _ in range(300):
-            if beat.exists() and beat.stat().st_size > 0:
-                break
-            time.sleep(0.1)
+        assert wait_for(lambda: processes_with(marker)), "the workload never started"
     finally:
         judge.kill()
         judge.wait()
-    time.sleep(1.0)  # PID 1 sees the judge's end and tears the namespace down
-    assert_stopped(beat)
+    assert wait_for(lambda: not processes_with(marker)), "the workload outlived its judge"
 
 
 @needs_sandbox
 def test_concurrent_runs_get_their_own_uid(tmp_path):
+    """Three runs are held alive together (each waits for a gate file the test creates only
+    once it sees all three from /proc), so they overlap whatever the machine's load."""
+    marker = f"gnncb-concurrent-{uuid.uuid4().hex}"
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    gate.chmod(0o755)
     spaces = []
     for i in range(3):
         spaces.append(tmp_path / f"ws{i}")
         spaces[-1].mkdir()
-    code = "import os, time; time.sleep(0.5); print(os.getuid())"
+    code = ("import os, sys, time\n"
+            f"while not os.path.exists({str(gate / 'open')!r}): time.sleep(0.05)\n"
+            "print(os.getuid())\n")
+
+    def one(w: Path) -> sandbox.SandboxResult:
+        return run([sys.executable, "-c", code, marker], workspace=w, readonly_paths=[gate],
+                   limits=Limits(wall_seconds=600))
+
     with ThreadPoolExecutor(3) as pool:
-        results = list(pool.map(lambda w: run([sys.executable, "-c", code], workspace=w), spaces))
+        futures = [pool.submit(one, w) for w in spaces]
+        try:
+            assert wait_for(lambda: len(processes_with(marker)) == 3), "not all three started"
+            alive = processes_with(marker)
+        finally:
+            (gate / "open").write_text("")
+        results = [f.result() for f in futures]
+    assert all(r.exit_reason == "ok" for r in results), [r.stderr_tail for r in results]
     uids = {int(r.stdout_tail) for r in results}
     assert len(uids) == 3 and 0 not in uids
+    assert set(alive.values()) == uids  # what the kernel showed while all three were alive
 
 
 @needs_sandbox
@@ -340,6 +398,30 @@ def test_exit_reasons_come_from_the_kernel_not_the_output(ws):
 
 
 @needs_sandbox
+def test_reserved_but_unused_address_space_is_not_a_memory_end(ws):
+    """220 MB of address space reserved (never touched) under a 256 MB limit, then exit(1):
+    the peak RSS PID 1 measured is small, so the run ends 'error', not 'memory'."""
+    result = run_py(ws, "import mmap, sys\nm = mmap.mmap(-1, 220 * 1024**2)\nsys.exit(1)",
+                    limits=Limits(memory_bytes=256 * 1024**2))
+    assert (result.exit_reason, result.returncode) == ("error", 1)
+    assert result.peak_rss_bytes < 100 * 1024**2
+
+
+@needs_sandbox
+def test_self_sent_sigxcpu_near_the_limit_is_not_a_cpu_end(ws):
+    """85% of a 2 s CPU limit used, then SIGXCPU sent to itself: the exact CPU clock PID 1
+    read is below the limit, so the run ends 'killed', not 'cpu'."""
+    result = run_py(ws, """
+        import os, signal, time
+        while time.process_time() < 1.7:
+            pass
+        os.kill(os.getpid(), signal.SIGXCPU)
+    """, limits=Limits(cpu_seconds=2, wall_seconds=120))
+    assert (result.exit_reason, result.returncode) == ("killed", -signal.SIGXCPU)
+    assert result.cpu_seconds >= 1.7  # it did use the CPU: only the reason is not believed
+
+
+@needs_sandbox
 @pytest.mark.parametrize("kind", ["mmap-shared", "memfd", "dev-shm"])
 def test_shared_memory_hogs_stop_at_the_limit(ws, kind):
     """MAP_SHARED anonymous memory and memfd are not counted by RLIMIT_DATA; RLIMIT_AS and
@@ -357,6 +439,63 @@ def test_shared_memory_hogs_stop_at_the_limit(ws, kind):
     assert "HELD IT ALL" not in result.stdout_tail
     assert result.exit_reason in ("memory", "error")
     assert result.peak_rss_bytes is None or result.peak_rss_bytes < 300 * 1024**2
+
+
+RLIMIT_AS_PROBE = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
+
+
+@needs_sandbox
+def test_the_memory_mechanism_is_detected_at_run_time_and_recorded(ws):
+    """A per-run cgroup v2 where this judge can make one, else RLIMIT_AS (this machine: no
+    cgroup v2 memory controller, see docs/sandbox.md); each result says which it got."""
+    parent, why = sandbox.cgroup_parent()
+    limit = 300 * 1024**2
+    result = run_py(ws, RLIMIT_AS_PROBE, limits=Limits(memory_bytes=limit))
+    assert result.exit_reason == "ok", result.stderr_tail
+    if parent is None:
+        assert result.memory_mechanism == "rlimit-as+tmpfs"
+        assert int(result.stdout_tail) == limit
+        assert why and why in sandbox.cgroup_memory_status()
+    else:
+        assert result.memory_mechanism == "cgroup-v2"
+        assert int(result.stdout_tail) == resource.RLIM_INFINITY
+
+
+def test_cgroup_probe_refuses_what_cannot_bound_memory(tmp_path):
+    """The probe reads the controllers and tries a child; nothing qualifies by its name."""
+    plain = tmp_path / "no-memory"
+    plain.mkdir()
+    (plain / "cgroup.controllers").write_text("cpu io pids\n")
+    assert "no memory controller" in sandbox._probe_cgroup(plain)
+    assert "cannot read" in sandbox._probe_cgroup(tmp_path / "missing")
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    (ready / "cgroup.controllers").write_text("cpu memory\n")
+    (ready / "cgroup.subtree_control").write_text("memory\n")
+    # files that look right are not enough: a child of a real cgroup goes with its files
+    assert sandbox._probe_cgroup(ready) == "not a cgroup filesystem"
+    assert sorted(p.name for p in ready.iterdir()) == [
+        "cgroup.controllers", "cgroup.subtree_control"]  # the probe child is gone again
+
+
+@needs_sandbox
+def test_cgroup_path_with_a_stand_in_hierarchy(ws, tmp_path, monkeypatch):
+    """The cgroup code path end to end against plain directories standing in for cgroupfs
+    (the kernel's accounting is not exercised here): the run's cgroup gets memory.max, the
+    workload enters it (writes "0" to cgroup.procs as root, before dropping privileges), runs
+    without RLIMIT_AS, and the result records the mechanism."""
+    parent = tmp_path / "cgroup"
+    parent.mkdir()
+    monkeypatch.setattr(sandbox, "cgroup_parent", lambda: (parent, "stand-in"))
+    limit = 300 * 1024**2
+    result = run_py(ws, RLIMIT_AS_PROBE, limits=Limits(memory_bytes=limit))
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert result.memory_mechanism == "cgroup-v2"
+    assert int(result.stdout_tail) == resource.RLIM_INFINITY
+    [group] = parent.iterdir()
+    assert group.name.startswith("gnncb-run-")
+    assert (group / "memory.max").read_text() == str(limit)
+    assert (group / "cgroup.procs").read_text() == "0"
 
 
 @needs_sandbox
@@ -541,6 +680,47 @@ def test_special_files_left_in_the_workspace_are_dropped(ws):
     assert (ws / "link").is_symlink()  # copied as a link, never followed
     owner = ws.stat().st_uid
     assert all(os.lstat(p).st_uid == owner for p in ws.iterdir())
+
+
+@needs_sandbox
+@pytest.mark.parametrize("quota", [True, False], ids=["copy", "chown"])
+def test_1200_deep_tree_ends_in_a_verdict_and_nothing_stays_sandbox_owned(ws, quota):
+    """A 1,200-level directory chain (paths far beyond PATH_MAX): on the chown path
+    (workspace_bytes=None) every level is handed back to the owner; with the quota's copy the
+    levels below MAX_COPY_DEPTH are refused and named. Either way the run ends with a result,
+    the output check gives its verdict, and the judge can scrub and delete the tree."""
+    from evaluator import sandbox_fs
+    from evaluator.llm.execute import read_output
+
+    limits = Limits() if quota else Limits(workspace_bytes=None)
+    result = run_py(ws, """
+        import os
+        for _ in range(1200):
+            os.mkdir("d")
+            os.chdir("d")
+        open("bottom.txt", "w").write("deep")
+        os.mkfifo("fifo")
+    """, limits=limits)
+    assert result.exit_reason == "ok", result.stderr_tail
+    assert read_output(ws, "predictions.csv", 1024) is None  # a verdict: not written
+    owner, depth, uids = ws.stat().st_uid, 0, set()
+
+    def visit(fd: int, name: str, info: os.stat_result) -> None:
+        nonlocal depth
+        uids.add(info.st_uid)
+        depth += name == "d"
+
+    sandbox_fs.walk(ws, visit)
+    assert uids == {owner}  # nothing owned by a sandbox uid, at any depth
+    if quota:
+        assert depth == sandbox_fs.MAX_COPY_DEPTH - 1  # the top counts as a level
+        assert [what for _, what in result.workspace["refused"]] == [
+            f"a directory deeper than {sandbox_fs.MAX_COPY_DEPTH} levels"]
+    else:
+        assert depth == 1200
+        assert sandbox_fs.scrub_tree(ws) == 1  # the FIFO at the bottom
+    sandbox_fs.remove_tree(ws)
+    assert not ws.exists()
 
 
 @needs_sandbox

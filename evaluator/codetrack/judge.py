@@ -2,23 +2,28 @@
 
 Why batches: a sandboxed interpreter costs 0.1-0.5 s to start and a case a few milliseconds, so
 the judge starts one worker (`worker.py`) per problem inside `evaluator.sandbox` and streams the
-cases through it, one at a time over the sandbox channel: the next case is sent only when the
-previous record came back, so no later input is ever inside the sandbox.
+cases through it over the sandbox channel, which the sandbox's PID 1 relays: the judge queues a
+few cases with PID 1 (root, out of the worker's reach), and PID 1 hands the worker one at a
+time, the next only after the previous record came back, so no later input is ever within the
+worker's reach and no case waits for a round trip through the judge.
 
-Nothing the worker says about itself is believed: it is the candidate's own process. The judge
-keeps each case's clock, reads the kernel's CPU clock and peak RSS (`VmHWM`, reset before each
-case) of the worker from outside, and kills the worker when a case overruns its CPU allowance
-or its wall allowance; a fresh process resumes from the next case (also after a crash: the
-case the judge was waiting for is the culprit, and the kernel's report of how the process ended
-gives its verdict). Records are read through a size cap and a nesting cap; anything else than a
-well-formed record for the case in flight is an invalid output.
+Nothing the worker says about itself is believed: it is the candidate's own process. PID 1
+keeps each case's clock, reads the kernel's exact CPU clock and peak RSS (`VmHWM`, reset before
+each case) of the worker from outside, sends it SIGPROF when a case passes its CPU allowance
+and stops it when the case goes on or overruns its wall allowance; a fresh process resumes from
+the next case (also after a crash: the case in flight is the culprit, and the kernel's report
+of how the process ended gives its verdict). A record's claims are checked against those
+figures (a `timeout` needs the allowance used, `memory` a peak RSS at the limit). Records are
+read through a size cap and a nesting cap; anything else than a well-formed record for the case
+in flight is an invalid output.
 
-Checkers never run in the sandbox: they see the JSON-decoded answer here, so a candidate can
-neither read nor influence them, and the expected answers never enter the workspace.
+Checkers never run in the sandbox: they see the JSON-decoded answer here, as each record
+arrives, so a candidate can neither read nor influence them, and the expected answers never
+enter the workspace.
 
 Verdicts: pass, wrong answer, runtime error, timeout, memory, invalid output. A case's time
 limit is calibrated from the reference's time: max(floor, factor x reference), capped, in CPU
-seconds of the worker process (the kernel's count); the wall allowance is 3x that (+2 s).
+seconds of the worker process (the kernel's exact count); the wall allowance is 3x that (+2 s).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -55,6 +61,7 @@ INVALID = "invalid output"
 VERDICTS = (PASS, WRONG, RUNTIME, TIMEOUT, MEMORY, INVALID)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
+# Statuses of judge-made records (a worker's own "timeout"/"memory" survive only when measured).
 _STATUS = {"error": RUNTIME, "timeout": TIMEOUT, "memory": MEMORY, "invalid": INVALID}
 # How a worker process that died mid-case ended -> the verdict of the case it was running.
 _EXIT = {"cpu": TIMEOUT, "timeout": TIMEOUT, "memory": MEMORY}
@@ -77,11 +84,6 @@ class JudgeConfig:
     load_timeout: float = 30.0  # importing solution.py (judge's wall clock)
     batch_wall_cap: float = 1800.0  # sandbox wall limit of one worker process
     measure_memory: bool = True  # record each case's peak RSS (the kernel's VmHWM)
-    # Cases in flight per worker. 1 (strict): the next case is sent only after the previous
-    # record, so no later input is in the sandbox and each case's clock is exact. W > 1 saves
-    # a round trip per case on a loaded machine, but a solution may read up to W-1 later inputs
-    # ahead and move work between up to W consecutive cases: only for trusted code.
-    window: int = 1
     feedback_cases: int = 3
     require_sandbox: bool = False
     python: str = sys.executable
@@ -123,6 +125,7 @@ class ProblemJudgement:
     peak_rss_bytes: int | None = None
     load_error: str = ""
     isolation: str = ""
+    memory_mechanism: str = ""  # how the worker's memory was bounded (sandbox docs)
     feedback: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -190,8 +193,8 @@ def _judge_in(
     started = time.monotonic()
     workspace = sandbox.prepare_workspace(root / "workspace", {"solution.py": solution, **extra})
     # The worker lives outside the workspace, mounted read-only: the solution (same uid as the
-    # worker) cannot patch the runner for the next process. Inputs never enter the sandbox
-    # except the one case in flight.
+    # worker) cannot patch the runner for the next process. Inputs never enter the worker's
+    # reach except the one case in flight (the next few wait in PID 1).
     runner = root / "runner"
     runner.mkdir()
     shutil.copyfile(WORKER, runner / "worker.py")
@@ -200,9 +203,12 @@ def _judge_in(
     seconds = [config.case_seconds(c) for c in cases]
     lines = [case_line(k, seconds[k], case) for k, case in enumerate(cases)]
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
-    batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve())
+    batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve(),
+                   cases)
     records = batch.run(lines, seconds)
-    verdicts = [_verdict(problem, case, k, records.get(k), batch) for k, case in enumerate(cases)]
+    # cases with a record were checked as their records came in (while the worker went on)
+    verdicts = [batch.checked.get(k) or _verdict(problem, case, k, records.get(k), batch)
+                for k, case in enumerate(cases)]
     judgement.verdicts = verdicts
     judgement.load_error = batch.load_error
     judgement.wall_seconds = round(time.monotonic() - started, 3)
@@ -222,8 +228,19 @@ def case_line(k: int, seconds: float, case: Case) -> bytes:
 # How the judge reads what comes back (a hostile worker can send anything).
 _RECORD_SLACK = 64 * 1024  # error text and printed head on top of the answer
 _MAX_DEPTH = 64  # nesting of a record; answers here are lists of lists at most
-_CPU_GRACE = 0.1  # the in-process timer gets this long to end a case cheaply (no restart)
-_POLL = 0.05  # how often the judge checks the CPU clock of a running case
+# PID 1 sends the worker SIGPROF when a case passes its CPU allowance (the worker ends the case
+# cheaply, no restart) and kills it this much CPU later if it did not.
+_CPU_GRACE = 0.1
+# Cases queued with PID 1 beyond the one running: they wait in PID 1 (root, outside the
+# worker's reach), so the next case starts without a round trip through the judge.
+_QUEUED_CASES = 16
+_QUEUED_BYTES = 4 * 1024 * 1024
+_KIND_TEXT = {
+    "O": "the record exceeds the size cap",
+    "A": "the worker wrote a record before receiving the case",
+    "E": "the worker process ended",
+    "J": "the judge stopped listening",
+}
 
 
 def parse_record(line: bytes, max_depth: int = _MAX_DEPTH) -> dict[str, Any]:
@@ -257,12 +274,15 @@ def _depth(line: bytes) -> int:
 
 @dataclass
 class _Conversation:
-    """One worker process: load the solution, then one case at a time, on the judge's clock.
+    """One worker process: load the solution, then its cases, each on PID 1's clock.
 
-    Afterwards: `records` (judge-made, by case index), `position` (index into `order` of the
-    first case without a record), and how it ended: `finished`, a `load` failure, or the case
-    at `position` is the culprit with `culprit` = (verdict, detail) when the judge itself ended
-    it, None when the process died on its own (the kernel's exit report decides)."""
+    Cases are queued with the sandbox's PID 1 (a few ahead, so the next starts the moment the
+    previous record is in), which hands the worker one at a time and measures each (see
+    sandbox_channel). Afterwards: `records` (judge-made, by case index), `position` (index into
+    `order` of the first case without a record), and how it ended: `finished`, a `load`
+    failure, or the case at `position` is the culprit with `culprit` = (verdict, detail) when
+    the judge's side ended it, None when the process died on its own (the kernel's exit report
+    decides)."""
 
     batch: _Batch
     order: list[int]
@@ -278,102 +298,82 @@ class _Conversation:
 
     def __call__(self, ch: sandbox.Channel) -> None:
         cfg = self.batch.config
-        max_line = cfg.max_output_bytes + _RECORD_SLACK
-        try:
-            line = ch.read_line(cfg.load_timeout, max_line)
-        except sandbox.ChannelOverflow:
-            line = b""
-        if line is None:
+        ch.submit(b"", cpu_seconds=math.inf, wall_seconds=cfg.load_timeout)
+        reply = ch.reply()
+        if reply.kind == "W":
             self.load = {"load": "timeout", "e": "loading solution.py exceeded "
                          f"{cfg.load_timeout:g} s (the judge's clock)"}
-            ch.stop()
             return
+        if reply.kind == "E":
+            return  # died while loading: the kernel's exit report says how
         try:
-            load = parse_record(line)
+            if reply.kind != "R":
+                raise ValueError(_KIND_TEXT.get(reply.kind, reply.kind))
+            load = parse_record(reply.line)
         except ValueError as exc:
             load = {"load": "error", "e": f"the worker sent no load record: {exc}"}
         if load.get("load") != "ok":
-            self.load = {"load": load.get("load") if load.get("load") == "timeout" else "error",
+            self.load = {"load": "error",
                          "e": str(load.get("e", "solution.py could not be loaded"))[-2000:]}
+            ch.stop()
             return
         self.loaded = True
-        window = max(1, self.batch.config.window)
-        sent = self.position  # index into order of the next case to send
-        measure = self.batch.config.measure_memory
-        start: tuple[float, float] | None = None  # (wall, cpu) when the oldest case began
+        sent = self.position  # index into order of the next case to queue
+        queued = 0  # bytes of the cases queued and not answered
         while self.position < len(self.order):
-            while sent < len(self.order) and sent - self.position < window:
-                if sent == self.position:  # nothing in flight: the case starts now
-                    if measure:
-                        ch.reset_peak()
-                    if window == 1 and ch.pending():  # wrote ahead of its input
-                        self.culprit = (INVALID, "the worker wrote a record before receiving "
-                                                 "the case")
-                        ch.stop()
-                        return
-                    start = (time.monotonic(), ch.cpu_seconds() or 0.0)
-                ch.send(self.lines[self.order[sent]])
+            while sent < len(self.order) and (sent == self.position or (
+                    sent - self.position < _QUEUED_CASES and queued < _QUEUED_BYTES)):
+                k = self.order[sent]
+                limit = self.seconds[k]
+                ch.submit(self.lines[k], cpu_notice=limit, cpu_seconds=limit + _CPU_GRACE,
+                          wall_seconds=JudgeConfig.wall_seconds(limit))
+                queued += len(self.lines[k])
                 sent += 1
-            assert start is not None
+            if sent == len(self.order):
+                ch.close()  # PID 1 ends the worker's input after the last case
+            reply = ch.reply()
             k = self.order[self.position]
-            ended = self._one(ch, k, max_line, start)
-            if ended is None:
+            queued -= len(self.lines[k])
+            if not self._record(k, reply):
+                if reply.kind != "E":  # E: it is dying; PID 1 lets its exit status show
+                    ch.stop()
                 return
-            start = ended
-            if measure and sent > self.position + 1:
-                ch.reset_peak()  # the next case (already sent) begins now
             self.position += 1
             if self.batch.hopeless():
+                ch.stop()
                 return
         self.finished = True
 
-    def _one(self, ch: sandbox.Channel, k: int, max_line: int,
-             start: tuple[float, float]) -> tuple[float, float] | None:
-        """Wait for case k's record, on the judge's clock from `start` (when the case began:
-        sent, or the previous record arrived); returns the (wall, cpu) at which it ended, None
-        when the process must end (the culprit is then case k)."""
+    def _record(self, k: int, reply: sandbox.Reply) -> bool:
+        """Judge case k from PID 1's reply; False when the process must end (case k is then
+        the culprit)."""
         limit = self.seconds[k]
         wall_limit = JudgeConfig.wall_seconds(limit)
-        measure = self.batch.config.measure_memory
-        t0, cpu0 = start
-        line: bytes | None = None
-        while line is None:
-            wall = time.monotonic() - t0
-            cpu = (ch.cpu_seconds() or cpu0) - cpu0
-            if cpu > limit + _CPU_GRACE or wall > wall_limit:
-                self.figures = (round(wall, 6), round(cpu, 6))
-                which = (f"CPU time {cpu:.3f} s over the {limit:g} s allowance" if
-                         cpu > limit + _CPU_GRACE else
-                         f"wall time {wall:.3f} s over the {wall_limit:g} s allowance")
-                self.culprit = (TIMEOUT, f"stopped by the judge: {which}")
-                ch.stop()
-                return None
-            try:
-                line = ch.read_line(min(_POLL, max(0.0, wall_limit - wall) + 0.001), max_line)
-            except sandbox.ChannelOverflow:
-                self.culprit = (INVALID, f"the record exceeds {max_line:,} bytes")
-                ch.stop()
-                return None
-            except sandbox.ChannelClosed:
-                self.figures = (round(time.monotonic() - t0, 6),
-                                round((ch.cpu_seconds() or cpu0) - cpu0, 6))
-                return None  # died on its own: the kernel's exit report decides
-        now = time.monotonic()
-        cpu_now = ch.cpu_seconds() or cpu0
-        wall, cpu = now - t0, cpu_now - cpu0
-        peak = ch.peak_rss() if measure else None
+        wall, cpu = reply.wall, reply.cpu
+        self.figures = (round(wall, 6), round(cpu, 6))
+        if reply.kind == "E":
+            return False  # died on its own: the kernel's exit report decides
+        if reply.kind != "R":
+            verdict = TIMEOUT if reply.kind in ("C", "W") else INVALID
+            which = {
+                "C": f"CPU time {cpu:.3f} s over the {limit:g} s allowance",
+                "W": f"wall time {wall:.3f} s over the {wall_limit:g} s allowance",
+            }.get(reply.kind, _KIND_TEXT.get(reply.kind, reply.kind))
+            self.culprit = (verdict, f"stopped by the judge: {which}" if verdict == TIMEOUT
+                            else which)
+            return False
         try:
-            rec = parse_record(line)
+            rec = parse_record(reply.line)
         except ValueError as exc:
             self.culprit = (INVALID, f"unreadable record: {exc}")
-            ch.stop()
-            return None
+            return False
         if rec.get("i") != k or rec.get("s") not in ("ok", *_STATUS):
             self.culprit = (INVALID, "the record does not belong to the case in flight")
-            ch.stop()
-            return None
+            return False
+        cfg = self.batch.config
+        peak = reply.peak_rss
         out: dict[str, Any] = {"s": rec["s"], "w": round(wall, 6), "c": round(cpu, 6),
-                               "m": peak}
+                               "m": peak if cfg.measure_memory else None}
         if rec["s"] == "ok" and "o" in rec:
             out["o"] = rec["o"]
         elif rec["s"] == "ok":
@@ -381,23 +381,47 @@ class _Conversation:
         for key in ("e", "out"):
             if isinstance(rec.get(key), str):
                 out.setdefault(key, rec[key][-RECORD_TEXT_CHARS:])
-        if cpu > limit or wall > wall_limit:  # finished, but over the limit by the kernel
-            out = {"s": "timeout", "w": out["w"], "c": out["c"], "m": peak,
+        over = cpu > limit or wall > wall_limit
+        if over:  # finished (or gave up), but over the limit by the judge's measurement
+            out = {**out, "s": "timeout",
                    "e": f"the case used {cpu:.3f} s CPU / {wall:.3f} s wall, over its "
                         f"{limit:g} s CPU / {wall_limit:g} s wall allowance (the judge's "
                         "measurement)"}
+            out.pop("o", None)
+        elif rec["s"] == "timeout":  # claimed by the worker, not measured: the candidate's
+            out = {**out, "s": "error",
+                   "e": f"the worker reported a timeout, but the case used {cpu:.3f} s CPU / "
+                        f"{wall:.3f} s wall, within its {limit:g} s CPU / {wall_limit:g} s "
+                        "wall allowance (the judge's measurement): a runtime error. "
+                        + str(out.get("e", ""))}
+        elif rec["s"] in ("error", "memory") and sandbox.memory_limit_reached(
+                peak, cfg.memory_bytes):  # failed with its peak RSS at the limit: memory
+            out = {**out, "s": "memory",
+                   "e": str(out.get("e", "")) + f" (peak RSS {peak / 2**20:.1f} MiB, at the "
+                        f"{cfg.memory_bytes / 2**20:g} MiB limit: the judge's measurement)"}
+        elif rec["s"] == "memory":  # claimed, not measured
+            used = "unknown" if peak is None else f"{peak / 2**20:.1f} MiB"
+            out = {**out, "s": "error",
+                   "e": f"MemoryError with a peak RSS of {used} during the case, below "
+                        f"{sandbox.MEMORY_HIT:.0%} of the {cfg.memory_bytes / 2**20:g} MiB "
+                        "limit (the judge's measurement): a runtime error. "
+                        + str(out.get("e", ""))}
         self.records[k] = out
         if out["s"] == "timeout":
             self.batch.timeouts += 1
-        return now, cpu_now
+        self.batch.check(k, out)
+        return True
 
 
 class _Batch:
     """Runs worker processes until every case has a record, a verdict, or the budget is spent."""
 
     def __init__(self, problem: Problem, config: JudgeConfig, workspace: Path,
-                 judgement: ProblemJudgement, site_packages: bool, runner: Path) -> None:
+                 judgement: ProblemJudgement, site_packages: bool, runner: Path,
+                 cases: Sequence[Case]) -> None:
         self.problem = problem
+        self.cases = cases
+        self.checked: dict[int, CaseVerdict] = {}  # verdicts of cases with a record
         self.runner = runner  # read-only inside the sandbox: worker.py
         # -I: no user site, no PYTHON* variables; -S as well: no site-packages (stdlib only)
         self.flags = ["-I"] if site_packages else ["-I", "-S"]
@@ -418,6 +442,14 @@ class _Batch:
     def hopeless(self) -> bool:
         return self.config.max_timeouts > 0 and self.timeouts >= self.config.max_timeouts
 
+    def check(self, k: int, rec: dict[str, Any]) -> None:
+        """The verdict of case k from its record, now (PID 1 runs the next cases meanwhile);
+        a passing answer is not kept (feedback shows failing cases only)."""
+        verdict = _verdict(self.problem, self.cases[k], k, rec, self)
+        self.checked[k] = verdict
+        if (verdict.verdict if verdict.verdict is not None else verdict.published) == PASS:
+            rec.pop("o", None)
+
     def run(self, lines: Sequence[bytes], seconds: Sequence[float]) -> dict[int, dict[str, Any]]:
         """Records by case index; cases that end without one are explained in `self.blamed`
         (the culprit of a process that was stopped or died) or `self.not_run`."""
@@ -435,13 +467,12 @@ class _Batch:
             argv = [python, *self.flags, str(self.runner / "worker.py"), "solution.py",
                     "--method", self.problem.method,
                     "--arg-names", ",".join(self.problem.arg_names),
-                    "--load-timeout", str(cfg.load_timeout),
                     "--max-output", str(cfg.max_output_bytes)]
             if self.reap:
                 argv.append("--reap")
             limits = sandbox.Limits(
                 wall_seconds=wall,
-                cpu_seconds=None,  # per case, by the judge (the kernel's CPU clock)
+                cpu_seconds=None,  # per case, by PID 1 (the kernel's exact CPU clock)
                 memory_bytes=cfg.memory_bytes,
                 max_processes=cfg.max_processes,
                 output_bytes=16 * 1024,
@@ -450,8 +481,10 @@ class _Batch:
             result = sandbox.run(argv, workspace=self.workspace, limits=limits,
                                  require_sandbox=cfg.require_sandbox,
                                  readonly_paths=[self.runner], channel=conv,
-                                 stdlib_only=self.stdlib_only)
+                                 stdlib_only=self.stdlib_only,
+                                 channel_line_bytes=cfg.max_output_bytes + _RECORD_SLACK)
             self.judgement.processes += 1
+            self.judgement.memory_mechanism = result.memory_mechanism
             peaks = [x for x in (self.judgement.peak_rss_bytes, result.peak_rss_bytes) if x]
             self.judgement.peak_rss_bytes = max(peaks) if peaks else None
             records.update(conv.records)
@@ -787,12 +820,14 @@ def write_run(
             "restarts": j.restarts,
             "wall_seconds": j.wall_seconds,
             "peak_rss_bytes": j.peak_rss_bytes,
+            "memory_mechanism": j.memory_mechanism,
             "load_error": j.load_error[-2000:],
         }
     total = sum(p["cases"] for p in per_problem.values())
     judged = sum(1 for pid in ordered for v in results[pid][0].verdicts if v.verdict is not None)
     passed = sum(p["passed"] for p in per_problem.values())
     isolation = {results[pid][0].isolation for pid in ordered}
+    mechanisms = {results[pid][0].memory_mechanism for pid in ordered} - {""}
     summary = {
         "label": label,
         "case_set": str(case_set.path.resolve()),
@@ -801,6 +836,7 @@ def write_run(
         "base_seed": case_set.manifest.get("base_seed"),
         "config": {k: v for k, v in asdict(config).items() if k != "python"},
         "isolation": sorted(isolation),
+        "memory_mechanism": sorted(mechanisms),
         "started": started_at,
         "seconds": round(seconds, 3),
         "cases": total,

@@ -15,6 +15,8 @@ import errno
 import os
 import stat
 import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -70,6 +72,31 @@ class UnsafeOutput(Exception):
     """An output file that must not be read (symlink, not a regular file, too large)."""
 
 
+# What the last sandboxed run in each workspace left that the sandbox refused to hand back
+# (FIFOs, sockets, devices, too-deep directories), so that a missing output file it refused is
+# reported as such, not as "not written". Bounded: only recent workspaces are remembered.
+_REFUSED: OrderedDict[str, dict[str, str]] = OrderedDict()
+_REFUSED_LOCK = threading.Lock()
+_REFUSED_KEEP = 256
+
+
+def _remember_refused(workspace: Path, result: SandboxResult) -> None:
+    refused = {name: what for name, what in (result.workspace or {}).get("refused", [])}
+    key = str(Path(workspace).resolve())
+    with _REFUSED_LOCK:
+        _REFUSED.pop(key, None)
+        _REFUSED[key] = refused
+        while len(_REFUSED) > _REFUSED_KEEP:
+            _REFUSED.popitem(last=False)
+
+
+def refused_entry(workspace: Path, name: str) -> str | None:
+    """What `name` was if the last run in `workspace` left it as something the sandbox
+    refused to copy back (e.g. "FIFO"), else None."""
+    with _REFUSED_LOCK:
+        return _REFUSED.get(str(Path(workspace).resolve()), {}).get(name)
+
+
 def read_output(workspace: Path, name: str, max_bytes: int) -> bytes | None:
     """A regular file directly in the workspace, or None when absent. Never follows a link."""
     path = Path(workspace) / name
@@ -115,6 +142,11 @@ def check_predictions(competition_dir: Path, spec: CompetitionSpec, workspace: P
     except UnsafeOutput as err:
         return Check(False, f"{err}; {name} is not a valid submission")
     if data is None:
+        refused = refused_entry(workspace, name)
+        if refused is not None:
+            return Check(False, f"{name} was left as a {refused}, not a regular file; the "
+                                f"sandbox refused it, so there is no {name}: write a regular "
+                                "file")
         return Check(False, f"{name} was not written to the working directory")
     ids = all_ids(competition_ids(competition_dir, spec))
     try:
@@ -136,14 +168,18 @@ def read_solution(workspace: Path) -> str | None:
 def run_solution(workspace: Path, limits: Limits, *, require_sandbox: bool) -> SandboxResult:
     """`python solution.py` in the workspace, with this interpreter (the one whose libraries
     the prompt lists)."""
-    return run([sys.executable, SOLUTION], workspace=workspace, limits=limits,
-               require_sandbox=require_sandbox)
+    result = run([sys.executable, SOLUTION], workspace=workspace, limits=limits,
+                 require_sandbox=require_sandbox)
+    _remember_refused(workspace, result)
+    return result
 
 
 def run_command(argv: list[str], workspace: Path, limits: Limits, *, env: Mapping[str, str],
                 readonly_paths: tuple[Path, ...], require_sandbox: bool) -> SandboxResult:
-    return run(argv, workspace=workspace, limits=limits, env=env,
-               readonly_paths=readonly_paths, require_sandbox=require_sandbox)
+    result = run(argv, workspace=workspace, limits=limits, env=env,
+                 readonly_paths=readonly_paths, require_sandbox=require_sandbox)
+    _remember_refused(workspace, result)
+    return result
 
 
 def normalize(text: str, workspace: Path) -> str:

@@ -223,6 +223,7 @@ class Session:
             "wall_seconds": round(result.wall_seconds, 3) if result else None,
             "cpu_seconds": round(result.cpu_seconds, 3) if result else None,
             "peak_rss_bytes": result.peak_rss_bytes if result else None,
+            "memory_mechanism": result.memory_mechanism if result else None,
             "valid": valid,
             "check": (check.message if check and not check.valid else
                       (f"valid: {check.rows} rows" if check else None)),
