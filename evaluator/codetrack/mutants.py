@@ -378,6 +378,23 @@ def lc851_reversed(richer: list[list[int]], quiet: list[int]) -> list[int]:
     return loud_and_rich([[b, a] for a, b in richer], quiet)
 
 
+def lc851_forgets_x(richer: list[list[int]], quiet: list[int]) -> list[int]:
+    """Looks only at the people richer than x, falling back to x when nobody is: forgets
+    that x belongs to the group, so a quieter x loses to the quietest richer person."""
+    from evaluator.codetrack.problems.directed_lc851 import loud_and_rich
+
+    n = len(quiet)
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for a, b in richer:
+        parents[b].append(a)
+    best = loud_and_rich(richer, quiet)
+    out = []
+    for x in range(n):
+        candidates = [best[a] for a in parents[x]]
+        out.append(min(candidates, key=quiet.__getitem__) if candidates else x)
+    return out
+
+
 # ----------------------------------------------------------------------------------- lc1192
 
 
@@ -654,6 +671,13 @@ def lc2192_descendants(n: int, edges: list[list[int]]) -> list[list[int]]:
     return get_ancestors(n, [[b, a] for a, b in edges])
 
 
+def lc2192_includes_itself(n: int, edges: list[list[int]]) -> list[list[int]]:
+    """Lists every node among its own ancestors."""
+    from evaluator.codetrack.problems.directed_lc2192 import get_ancestors
+
+    return [sorted([*above, v]) for v, above in enumerate(get_ancestors(n, edges))]
+
+
 # ----------------------------------------------------------------------------------- lc2242
 
 
@@ -669,6 +693,11 @@ def _best_quad(scores: list[int], edges: list[list[int]], keep: int, distinct: b
                 if d != b and (d != a or not distinct):
                     best = max(best, scores[a] + scores[b] + scores[c] + scores[d])
     return best
+
+
+def lc2242_none_is_zero(scores: list[int], edges: list[list[int]]) -> int:
+    """Starts the best value at 0, so a graph without such a choice answers 0, not -1."""
+    return max(_best_quad(scores, edges, 3, True), 0)
 
 
 def lc2242_top_two_neighbours(scores: list[int], edges: list[list[int]]) -> int:
@@ -1099,7 +1128,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "shared visited set": lc797_shared_visited},
     "lc802": {"ignores self-loops": lc802_ignores_self_loops,
               "cycle members only": lc802_cycle_members_only},
-    "lc851": {"direct richer only": lc851_direct_richer_only, "reversed pairs": lc851_reversed},
+    "lc851": {"direct richer only": lc851_direct_richer_only, "reversed pairs": lc851_reversed,
+              "forgets x itself": lc851_forgets_x},
     "lc997": {"in-degree only": lc997_in_degree_only,
               "score == n (off by one)": lc997_net_score_off_by_one},
     "lc1462": {"self is no prerequisite": lc1462_self_not_prerequisite,
@@ -1113,7 +1143,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
                "most courses chain": lc2050_longest_chain_by_count},
     "lc2097": {"starts at the first pair": lc2097_starts_at_first_pair,
                "greedy walk, no splicing": lc2097_greedy_walk},
-    "lc2192": {"parents only": lc2192_parents_only, "descendants (reversed)": lc2192_descendants},
+    "lc2192": {"parents only": lc2192_parents_only, "descendants (reversed)": lc2192_descendants,
+               "includes itself": lc2192_includes_itself},
     "lc2328": {"right and down only": lc2328_right_and_down_only,
                "<= instead of <": lc2328_equal_steps},
     "lc2360": {"first cycle": lc2360_first_cycle, "no cycle is 0": lc2360_no_cycle_is_zero},
@@ -1137,7 +1168,7 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
     "lc1971": {"adjacent only": lc1971_adjacent_only,
                "self is unreachable": lc1971_self_is_unreachable},
     "lc2242": {"top two neighbours": lc2242_top_two_neighbours,
-               "ends may coincide": lc2242_ends_may_coincide},
+               "ends may coincide": lc2242_ends_may_coincide, "none is 0": lc2242_none_is_zero},
     "lc2246": {"downward only": lc2246_downward_only, "ignores letters": lc2246_ignores_letters},
     "lc2285": {"values by id": lc2285_values_by_id, "descending degrees": lc2285_descending},
     "lc2316": {"ordered pairs": lc2316_ordered_pairs,
