@@ -1,14 +1,18 @@
 """The code-track graph generator: every cell has the property its name promises, and seeds
-reproduce graphs exactly."""
+reproduce graphs exactly, and whole case sets (every problem's arguments, answers, statistics
+and limits) byte for byte."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import statistics
+from pathlib import Path
 
 import networkx as nx
 import pytest
 
+from evaluator.codetrack.cases import generate_case_set
 from evaluator.codetrack.graphgen import (
     IMPOSSIBLE,
     N_MAX,
@@ -19,7 +23,7 @@ from evaluator.codetrack.graphgen import (
     is_possible,
     sample_n,
 )
-from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES
+from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, all_problems
 
 CELLS = [
     (cat, sub, directed)
@@ -208,3 +212,40 @@ def test_regular_disconnected_fits_its_blocks_for_every_small_n():
                 assert holds("disconnected", R), (n, seed, directed)
                 degrees = R.out_degree() if directed else R.degree()
                 assert len({d for _, d in degrees}) == 1, (n, seed, directed)
+
+
+# ------------------------------------------------------------------ whole case sets, every problem
+
+# The builders this issue reshaped plus the ones that draw the most from their own generator.
+SAMPLE = ["lc802", "lc1557", "lc1719", "lc2242", "lc2368", "lc2924", "lc3017", "lc2097"]
+
+
+def _set_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of a case-set folder but the manifest's own name, as raw bytes: the
+    arguments, answers, statistics and limits (`ref_seconds`, `limit_seconds`) of each case."""
+    files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+             if p.is_file()}
+    manifest = json.loads(files.pop("manifest.json"))
+    manifest.pop("name")
+    return {**files, "manifest": json.dumps(manifest, sort_keys=True).encode()}
+
+
+def _twice(tmp_path: Path, **settings: object) -> tuple[dict, dict]:
+    one = generate_case_set(tmp_path / "one", jobs=1, **settings)
+    two = generate_case_set(tmp_path / "two", jobs=2, **settings)
+    assert one.manifest["total"] > 0
+    return _set_bytes(one.path), _set_bytes(two.path)
+
+
+def test_a_seed_gives_byte_identical_sets_for_a_sample_of_problems(tmp_path: Path) -> None:
+    first, second = _twice(tmp_path, per_cell=1, problems=SAMPLE)
+    assert len(first) == 2 * len(SAMPLE) + 1
+    assert first == second
+
+
+@pytest.mark.slow
+def test_a_seed_gives_byte_identical_sets_for_every_problem(tmp_path: Path) -> None:
+    """Every valid cell of every problem (the full plan), generated twice."""
+    first, second = _twice(tmp_path, plan="full", per_cell=1)
+    assert len(first) == 2 * len(all_problems()) + 1
+    assert first == second

@@ -3,7 +3,8 @@
 Why: builders reshape the drawn graph (plant a judge, keep one arc per node, cut a grid), so a
 label computed on the drawn graph can be false of the input ("disconnected" lc997 inputs were
 connected in 176 of 200 cases). These tests rebuild each input's graph from the stored
-arguments and re-measure it with NetworkX.
+arguments and re-measure it: the sub-category and the statistics stored with the set (nodes,
+edges, components, average degree and degree variance).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan
@@ -20,7 +22,8 @@ from evaluator.codetrack.problem import all_problems
 
 # the problems whose builders reshape the drawn graph the most, plus one of each input form
 RESHAPING = ["lc997", "lc2360", "lc2374", "lc2876", "lc2924", "lc2097", "lc2328", "lc1719",
-             "lc3017", "lc1782", "lc1971", "lc207", "lc2246", "lc797"]
+             "lc3017", "lc1782", "lc1971", "lc207", "lc2246", "lc797", "lc802", "lc1557",
+             "lc2242", "lc2368"]
 
 
 def label_holds(subcategory: str, G: nx.Graph) -> bool:
@@ -50,6 +53,16 @@ def check_every_case(case_set: CaseSet) -> int:
             weak = (nx.number_weakly_connected_components(G) if G.is_directed()
                     else nx.number_connected_components(G))
             assert stats["components"] == weak, case.id
+            # the degree figures stored with the set: mean and population variance of the
+            # out-degrees (digraphs) or degrees (self-loops count twice, copies of an edge
+            # each once), recomputed here with NumPy
+            degrees = np.array([d for _, d in (G.out_degree() if G.is_directed()
+                                               else G.degree())], dtype=float)
+            assert stats["avg_degree"] == pytest.approx(degrees.mean(), abs=1e-9), case.id
+            assert stats["degree_variance"] == pytest.approx(degrees.var(), abs=1e-9), case.id
+            per_edge = 1 if G.is_directed() else 2
+            assert stats["avg_degree"] == pytest.approx(
+                per_edge * G.number_of_edges() / G.number_of_nodes(), abs=1e-9), case.id
             checked += 1
     return checked
 

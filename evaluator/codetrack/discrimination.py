@@ -3,14 +3,16 @@ passes, and the share each classic wrong solution (mutants.py) passes, per probl
 
 Why: a pass rate means little when `return 0` or a solution that forgets a rule scores nearly
 as much. The published GraphEval36K set is the yardstick: a generated set should be no more
-constant-dominated than it (`gnncb code discrimination --published DIR`). Pure functions over
-case sets; the CLI prints `table_rows`.
+constant-dominated than it (`gnncb code discrimination --published DIR`), as published or, since
+a smaller set's best constant is inflated by its size alone, at equal size (`share_at`). Pure
+functions over case sets; the CLI prints `table_rows`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,22 +22,50 @@ from evaluator.codetrack.mutants import MUTANTS
 from evaluator.codetrack.problem import Problem, all_problems
 from evaluator.codetrack.report import constant_hits
 
-# A constant that passes at most this many cases of a (smaller) set is at the sample-size floor
-# of exact-match problems whose answers are all different: the published set, five times
-# larger at --per-cell 20, has a lower floor for the same reason, not better cases.
-FLOOR_CASES = 2
+# Random subsamples per equal-size estimate (see `share_at`); fixed seeds keep tables stable.
+SUBSAMPLES = 200
+
+
+def constant_hit_sets(problem: Problem, cases: Sequence[Any], field: str = "expected"
+                      ) -> list[frozenset[str]]:
+    """Per case with an answer, the constant answers (by key) that pass it
+    (report.constant_hits)."""
+    return list(constant_hits(problem, cases, field).values())
+
+
+def best_share(hits: Sequence[frozenset[str]]) -> float | None:
+    """Share of the cases the best single constant passes, given each case's passing constants."""
+    if not hits:
+        return None
+    counts: Counter[str] = Counter()
+    for keys in hits:
+        counts.update(keys)
+    return max(counts.values()) / len(hits)
 
 
 def constant_share(problem: Problem, cases: Sequence[Any], field: str = "expected"
                    ) -> float | None:
     """Share of the cases the best single constant answer passes (report.constant_hits)."""
-    hits = constant_hits(problem, cases, field)
+    return best_share(constant_hit_sets(problem, cases, field))
+
+
+def share_at(hits: Sequence[frozenset[str]], size: int, draws: int = SUBSAMPLES
+             ) -> float | None:
+    """The best constant's share expected of a set of `size` cases drawn from these: the mean
+    over `draws` random subsamples (without replacement, a fixed seed) of the share of the
+    constant best on each subsample; the share itself when `size` covers every case.
+
+    Why: the best constant passes at least one case, so a set of N cases whose answers all
+    differ scores 1/N, and any repeated answer counts more in a small set than in a large one.
+    A fifth-size set compared with the published share would be "worse" by its size alone;
+    compared at equal size, only the answers' spread counts.
+    """
     if not hits:
         return None
-    counts: Counter[str] = Counter()
-    for keys in hits.values():
-        counts.update(keys)
-    return max(counts.values()) / len(hits)
+    if size >= len(hits):
+        return best_share(hits)
+    rng = random.Random(f"subsample|{len(hits)}|{size}")
+    return sum(best_share(rng.sample(list(hits), size)) or 0.0 for _ in range(draws)) / draws
 
 
 def mutant_shares(problem: Problem, cases: Sequence[Any]) -> dict[str, float]:
@@ -69,44 +99,65 @@ def measure(case_set: CaseSet, problems: Sequence[str] | None = None,
             continue
         cases = case_set.cases(pid)
         problem = registry[pid]
+        hits = constant_hit_sets(problem, cases, field)
         out[pid] = {
             "cases": len(cases),
-            "constant": constant_share(problem, cases, field),
+            "constant": best_share(hits),
+            "hits": hits,  # for equal-size comparisons (`share_at`); not printed
             "mutants": mutant_shares(problem, cases) if field == "expected" else {},
         }
     return out
 
 
+def equal_size(now: Mapping[str, Any], published: Mapping[str, Any]
+               ) -> tuple[int, float | None, float | None] | None:
+    """(size, ours, published): both constant shares at the smaller set's size (`share_at`),
+    or None when either side has no answered case."""
+    ours, theirs = now.get("hits") or [], published.get("hits") or []
+    if not ours or not theirs:
+        return None
+    size = min(len(ours), len(theirs))
+    return size, share_at(ours, size), share_at(theirs, size)
+
+
+def verdict(now: Mapping[str, Any], published: Mapping[str, Any]) -> str:
+    """"yes" when the set's best constant passes no larger share than the published set's;
+    "yes at N" when that holds only with both sets at the same size N (`equal_size`); "NO"
+    otherwise; "-" without a published figure."""
+    ours, theirs = now.get("constant"), published.get("constant")
+    if ours is None or theirs is None:
+        return "-"
+    if ours <= theirs + 1e-9:
+        return "yes"
+    same = equal_size(now, published)
+    if same and same[1] is not None and same[2] is not None and same[1] <= same[2] + 1e-9:
+        return f"yes at {same[0]}"
+    return "NO"
+
+
 def table_rows(current: Mapping[str, Mapping[str, Any]],
                before: Mapping[str, Mapping[str, Any]] | None = None,
                published: Mapping[str, Mapping[str, Any]] | None = None) -> list[list[str]]:
-    """Header and rows: problem, cases, constant share before / now / published, whether the
-    set is at most as constant as the published one, and each mutant's pass share."""
+    """Header and rows: problem, cases, constant share before / now / published, both shares
+    at equal size, whether the set is at most as constant as the published one (`verdict`),
+    and each mutant's pass share (with the older set's in brackets)."""
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}"
 
     header = ["problem", "cases", "constant before", "constant now", "constant published",
-              "<= published", "mutants (pass %)"]
+              "equal size: now / published (N)", "<= published", "mutants (pass %)"]
     rows = [header]
     for pid, now in current.items():
         old = (before or {}).get(pid, {})
         pub = (published or {}).get(pid, {})
-        pub_share = pub.get("constant")
-        ok = "-"
-        if pub_share is not None and now["constant"] is not None:
-            passed = round(now["constant"] * now["cases"])
-            if now["constant"] <= pub_share + 1e-9:
-                ok = "yes"
-            elif passed <= FLOOR_CASES:  # one distinct answer per case: no constant does better
-                ok = f"floor ({passed} of {now['cases']})"
-            else:
-                ok = "NO"
+        same = equal_size(now, pub)
+        at = "-" if same is None else f"{pct(same[1])} / {pct(same[2])} ({same[0]})"
         mutants = "; ".join(
             f"{name} {pct(share)}" + (f" (was {pct(old['mutants'][name])})"
                                       if name in old.get("mutants", {}) else "")
             for name, share in now["mutants"].items())
         rows.append([pid, str(now["cases"]), pct(old.get("constant")), pct(now["constant"]),
-                     pct(pub_share), ok, mutants or "-"])
+                     pct(pub.get("constant")), at, verdict(now, pub), mutants or "-"])
     return rows
 
 

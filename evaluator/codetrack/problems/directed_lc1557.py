@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+import networkx as nx
+
 from evaluator.codetrack.checkers import order_insensitive
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
@@ -40,9 +45,22 @@ def find_smallest_set_of_vertices(n: int, edges: list[list[int]]) -> list[int]:
     return [u for u in range(n) if not has_incoming[u]]
 
 
-# The shared plain-DAG contract and builder, under the names the problem modules use.
+# The shared plain-DAG contract, under the name the problem modules use.
 in_contract = dag_arcs_in_contract
-build_case = dag_arcs_case
+
+
+def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """The shared plain-DAG case; in a third of the cases one to three nodes lose all their
+    arcs. Why: a node without arcs is reached only from itself, so it belongs to the set (the
+    statement's "a node reaches itself"); generated DAGs are weakly connected, so without this
+    no case needed the rule and a solution that looks only at the nodes named in `edges`
+    passed them all."""
+    args = dag_arcs_case(G, rng)
+    n = args["n"]
+    if n > 3 and rng.random() < 1 / 3:
+        loners = set(rng.sample(range(n), rng.randint(1, 3)))
+        args["edges"] = [e for e in args["edges"] if e[0] not in loners and e[1] not in loners]
+    return args
 
 
 PROBLEM = register(
@@ -63,6 +81,7 @@ PROBLEM = register(
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=dag_only_skips(),
         label_status="consistent",
-        notes=DAG_CELLS_NOTE,
+        notes=DAG_CELLS_NOTE + " A third of the cases isolate one to three nodes (they join "
+        "the answer).",
     )
 )

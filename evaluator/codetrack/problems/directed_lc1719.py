@@ -108,12 +108,47 @@ def _rooted_tree(D: nx.DiGraph, rng: random.Random) -> dict[int, int]:
     return parent
 
 
+def _no_lone_children(parent: dict[int, int]) -> dict[int, int]:
+    """The parent map spliced so that no node has exactly one child: a lone child's children
+    move up to its parent, and a lone leaf child moves up beside its parent (a root keeps
+    it). Each move only adds children to other nodes, so one pass suffices.
+
+    Why: a parent with a single child c has exactly as many pairs as c (c's ancestors are the
+    parent's plus the parent; the parent's descendants are c's plus c), so the two can swap
+    and the answer is 2. Random BFS trees nearly always have such a node, so no generated
+    case answered 1; without lone children a parent always has more pairs than its child and
+    exactly one tree fits."""
+    parent = dict(parent)
+    children: dict[int, list[int]] = {u: [] for u in parent}
+    for v in sorted(parent):
+        if parent[v] != -1:
+            children[parent[v]].append(v)
+    for p in sorted(parent):
+        if len(children[p]) != 1:
+            continue
+        (c,) = children[p]
+        if children[c]:
+            for g in children[c]:
+                parent[g] = p
+            children[p] += children[c]
+            children[c] = []
+        elif parent[p] != -1:
+            parent[c] = parent[p]
+            children[parent[p]].append(c)
+            children[p] = []
+    return parent
+
+
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Ancestor pairs of a random BFS spanning tree (a forest for disconnected graphs, which
-    has no tree: answer 0). One case in four drops a pair and one in eight adds a non-ancestor
-    pair, which usually makes the answer 0. Ids are shifted to 1..n."""
+    has no tree: answer 0); in a third of the cases the tree is first spliced so that no node
+    has a lone child (`_no_lone_children`: exactly one tree fits, answer 1). One case in four
+    drops a pair and one in eight adds a non-ancestor pair, which usually makes the answer 0.
+    Ids are shifted to 1..n."""
     D = as_digraph(G)
     parent = _rooted_tree(D, rng)
+    if rng.random() < 1 / 3:
+        parent = _no_lone_children(parent)
     pairs: set[tuple[int, int]] = set()
     for node in parent:
         up = parent[node]

@@ -65,14 +65,56 @@ def in_contract(args: Mapping[str, Any]) -> bool:
     )
 
 
+def _star_forest(H: nx.Graph, rng: random.Random) -> nx.Graph:
+    """The stars left of forest H when nodes, in random order, keep the edges to their
+    still-free neighbours as the centre of a star: a subgraph of H with no path of three
+    edges, so the answer is -1."""
+    order = list(H.nodes())
+    rng.shuffle(order)
+    taken: set[int] = set()
+    stars = nx.Graph()
+    stars.add_nodes_from(range(H.number_of_nodes()))
+    for centre in order:
+        if centre in taken:
+            continue
+        leaves = [v for v in sorted(H[centre]) if v not in taken]
+        if leaves:
+            taken.update([centre, *leaves])
+            stars.add_edges_from((centre, v) for v in leaves)
+    return stars
+
+
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Scores up to 10^8 (LeetCode's bound): with 1..100 the best sums of dense graphs all
-    land near 400, so one constant answered 2.5 % of the cases."""
+    land near 400, so one constant answered 2.5 % of the cases. One forest in ten is cut
+    down to a forest of stars (a subgraph, so still a sparse planar forest) that has no path
+    of three edges: the statement's -1, which no drawn graph needed. In three cases in ten that
+    have a triangle, its three nodes get the three highest scores. Why: the best choice then
+    runs through the triangle, whose nodes fill each other's two best neighbour slots, so it
+    needs the third-best neighbour; otherwise keeping two neighbours per node passed 98 % of
+    the cases."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 4:
         return None
+    if nx.is_forest(H) and rng.random() < 0.1:
+        H = _star_forest(H, rng)
     scores = [rng.randint(1, 10**8) for _ in range(n)]
+    if rng.random() < 0.3:
+        edges = sorted(H.edges())
+        rng.shuffle(edges)
+        for u, v in edges:
+            common = sorted(set(H[u]) & set(H[v]))
+            if common:
+                trio = [u, v, rng.choice(common)]
+                top = sorted(range(n), key=scores.__getitem__, reverse=True)[:3]
+                best = [scores[x] for x in top]
+                freed = [scores[x] for x in trio if x not in top]
+                for x, value in zip([x for x in top if x not in trio], freed, strict=True):
+                    scores[x] = value  # a permutation: displaced top nodes take trio scores
+                for x, value in zip(trio, rng.sample(best, 3), strict=True):
+                    scores[x] = value
+                break
     return {"scores": scores, "edges": edge_list(H, rng)}
 
 

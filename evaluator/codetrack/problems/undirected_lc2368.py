@@ -66,18 +66,38 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """Block a random share (up to a third) of the nodes other than 0, but never every
-    neighbour of node 0 (which would make the answer 1)."""
+    """Choose the answer first, then block nodes to make it true: grow a random connected
+    region of `size` nodes around node 0 inside its component and block every node just
+    outside it (plus a few far-away nodes), so exactly the region is reachable.
+
+    Why: blocking random nodes walls node 0 in after a few steps, so small answers repeated
+    (33, 2 and 4 each answered 6 of 140 cases). Here one case in ten asks for a region of
+    1..19 nodes and the others for all but up to 10 nodes of the component (at most n - 1,
+    so some node is left to block); as node counts are spread evenly over 20..200, the
+    answers are then spread about evenly over 1..200. At least one node is always blocked."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 2:
         return None
-    restricted = rng.sample(range(1, n), rng.randint(1, max(1, (n - 1) // 3)))
-    near = sorted(H.neighbors(0))
-    if near and set(near) <= set(restricted):  # node 0 walled in: answer 1 far too often
-        restricted.remove(rng.choice(near))
-        if not restricted:
-            restricted = [v for v in range(1, n) if v not in near][:1] or restricted
+    largest = min(len(nx.node_connected_component(H, 0)), n - 1)
+    if rng.random() < 0.1:
+        size = rng.randint(1, min(19, largest))
+    else:
+        size = largest - rng.randint(0, min(largest - 1, 10))
+    region, frontier = {0}, sorted(H.neighbors(0))
+    while len(region) < size:
+        v = frontier.pop(rng.randrange(len(frontier)))
+        if v in region:
+            continue
+        region.add(v)
+        frontier.extend(w for w in sorted(H.neighbors(v)) if w not in region)
+    walls = sorted({w for v in region for w in H.neighbors(v)} - region)
+    others = [v for v in range(1, n) if v not in region and v not in walls]
+    extra = rng.sample(others, rng.randint(0, min(len(others), max(0, (n - 1) // 3 - len(walls)))))
+    restricted = walls + extra
+    if not restricted:  # the region is node 0's whole component: block one node elsewhere
+        restricted = [rng.choice(others)]
+    rng.shuffle(restricted)
     return {"n": n, "edges": edge_list(H, rng), "restricted": restricted}
 
 

@@ -114,14 +114,21 @@ def repair_published(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
+    """Trees only; amounts are even, within LeetCode's -10^4..10^4, and spread by +-10^4
+    around a per-case centre between -5,000 and 10,000 (clipped). Why: amounts drawn
+    around 0 give best sums of a few tens of thousands, and two of 400 cases shared one
+    (more than the published 1 of 220); a per-case centre spreads the best sums (about the
+    centre times the best leaf's depth) over hundreds of thousands."""
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 2 or not nx.is_tree(H):
         return None
+    centre = rng.randint(-2500, 5000)
     return {
         "edges": edge_list(H, rng),
         "bob": rng.randrange(1, n),
-        "amount": [2 * rng.randint(-5000, 5000) for _ in range(n)],
+        "amount": [2 * max(-5000, min(5000, centre + rng.randint(-5000, 5000)))
+                   for _ in range(n)],
     }
 
 
