@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -49,9 +50,12 @@ def synthetic_rows(specs: list, n: int, seed: int = 13) -> list[dict]:
         kind = rng.random()
         entrant = "human" if kind < 0.8 else ("llm-api" if kind < 0.97 else "baseline")
         model = rng.choice(MODELS) if entrant == "llm-api" else ""
-        who = (f"model-{model}" if entrant == "llm-api" else
-               f"baseline-{rng.choice(['gnn', 'nongraph'])}" if entrant == "baseline" else
+        # platform entrants are namespaced and have no pull request (evaluator.identity): a
+        # row with a pull request is read as a human's, whatever it declares
+        who = (f"llm:{model}" if entrant == "llm-api" else
+               f"baseline:{rng.choice(['gnn', 'nongraph'])}" if entrant == "baseline" else
                f"user{rng.randrange(int(per * 1.6))}")
+        human = entrant == "human"
         scores = {}
         intervals = {}
         for name in [*spec.metrics, *spec.derived]:
@@ -63,13 +67,16 @@ def synthetic_rows(specs: list, n: int, seed: int = 13) -> list[dict]:
                     "notes": ""}
         if entrant == "llm-api":
             declared["llm"] = {"provider": "api", "repair_depth": rng.randrange(6),
-                               "tokens_in": 4000, "tokens_out": 900,
-                               "prompt_hash": f"{i:064x}", "campaign": "bench"}
+                               "tokens_in": 4000, "tokens_out": 900, "temperature": 0.0,
+                               "max_tokens": 10_000, "seed": 25, "repairs_allowed": 5,
+                               "limit_overrides": {}, "sandboxed": True,
+                               "template_hash": f"sha256:{i:064x}", "campaign": "bench"}
         rows.append({"type": "submission", "digest": f"{rng.getrandbits(256):064x}",
                      "slug": spec.slug, "version": spec.version, "participant": who,
-                     "participant_id": i, "entrant": entrant,
+                     "participant_id": i if human else None, "entrant": entrant,
                      "method": f"GNN variant {i % 97} (hidden {32 * (1 + i % 4)})",
-                     "model": model, "team": "", "pr": i + 1, "kid": "bench",
+                     "model": model, "team": "", "pr": i + 1 if human else None,
+                     "kid": "bench",
                      "scores": scores, "intervals": intervals, "declared": declared,
                      "scored_at": f"2026-11-{1 + i % 28:02d}T00:00:00Z",
                      "submitted_at": f"2026-11-{1 + i % 28:02d}T00:00:00Z"})
@@ -119,6 +126,7 @@ def main() -> int:
     args = p.parse_args()
     specs = load_all_specs(competitions_dir())
     sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"machine: {os.cpu_count()} cores, {_load()}")
     print(f"{'rows':>7} {'json.loads':>10} {'load':>7} {'boards':>7} {'site':>7} "
           f"{'total':>7} {'publish':>8} {'ratio':>6}   (CPU s; wall s in brackets)")
     results = {}
@@ -137,7 +145,17 @@ def main() -> int:
         grow = ((results[b]["load"][1] + results[b]["boards"][1] + results[b]["site"][1])
                 / (results[a]["load"][1] + results[a]["boards"][1] + results[a]["site"][1]))
         print(f"growth {a} -> {b} rows: x{grow:.1f} for x{b / a:.1f} rows")
+    print(f"machine after: {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The load average (other processes share the cores: wall time depends on it)."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load average unknown"
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
 if __name__ == "__main__":
