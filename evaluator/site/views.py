@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.ledger import active_submissions
 from evaluator.ranking import Entry
 
 KINDS = ("human", "llm", "baseline")
@@ -23,7 +22,19 @@ SHOWN = 100  # entries listed (and given a page) per competition; the CSV holds 
 def kind_of(row: dict[str, Any]) -> str:
     """human / llm / baseline, from the entrant the metadata declared (and the pipeline checked
     against the participant: baselines are recorded by `gnncb baseline run` only)."""
-    entrant = str(row.get("entrant", "human"))
+    entrant = row.get("entrant", "human")
+    kind = _KINDS.get(entrant) if type(entrant) is str else None
+    if kind is None:
+        kind = _kind_of_entrant(str(entrant))
+        if type(entrant) is str and len(_KINDS) < 64:  # the few entrant strings there are
+            _KINDS[entrant] = kind
+    return kind
+
+
+_KINDS: dict[str, str] = {}
+
+
+def _kind_of_entrant(entrant: str) -> str:
     if entrant.startswith("llm"):
         return "llm"
     return "baseline" if entrant == "baseline" else "human"
@@ -116,13 +127,3 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         human_reference=getattr(spec, "human_reference", None),
         intervals=sum(1 for e in entries if e["interval"]))
 
-
-def submissions_by_competition(specs: list[Any], rows: list[dict[str, Any]]
-                               ) -> dict[str, list[dict[str, Any]]]:
-    wanted = {(s.slug, s.version): s.slug for s in specs}
-    out: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in specs}
-    for r in active_submissions(rows):
-        slug = wanted.get((r.get("slug"), r.get("version")))
-        if slug is not None:
-            out[slug].append(r)
-    return out
