@@ -1,33 +1,37 @@
-"""The site build on two cores: figures and results in worker processes beside the pages.
+"""Drawing the site's figures in a worker process beside the build, when a second core exists.
 
 Why: matplotlib costs about 0.1 s of CPU per figure whatever the ledger's size (text layout,
-ticks, the SVG writer) and a full build draws two per competition plus two for the results;
-`evaluator.results` reads every row of the ledger; the pages need neither until the very end.
-So when a second core may be used, the build forks two workers at its start: one imports
-matplotlib and draws the figures it is sent, one computes the results; this process meanwhile
-ranks, writes the CSVs and the entry pages, and writes the pages that need a figure last. The
-CPU time is the same (a little more: the drawing worker imports matplotlib); only the wall time
-shrinks, and only when the cores are free. `jobs=1` (`--jobs 1`, `GNNCB_SITE_JOBS=1`, one core,
-or no `fork` on the platform) does the same work in this process, with the same bytes
-(tests/test_site.py compares them).
+ticks, the SVG writer), and a full build draws two per competition plus two for the results,
+while the rest of the build (ranking, CSVs, entry pages, results) needs none of them until the
+pages that show them are written, last. So a full build starts one worker process at once: it
+imports matplotlib while this process reads and ranks the ledger, then draws the figures it is
+sent. The worker is a fresh interpreter (`python -c ...`), not a fork: it shares no memory with
+this process, so neither pays copy-on-write faults for the ledger's rows, and it works the same
+on every platform. The CPU time is about the same as drawing here (the worker imports
+matplotlib instead of this process, plus ~0.1 s of interpreter start-up); only the wall time
+shrinks, and only when the second core is free. A build that draws only a few figures (`--only`)
+draws them here: starting a worker would cost more than it saves. `jobs=1` (`--jobs 1`,
+`GNNCB_SITE_JOBS=1`, or one core) draws everything here, with the same bytes (tested).
 
-No deadlock whatever the sizes: a worker sends one message, at its very end, which this process
-reads when it needs it; this process sends the drawing worker two batches of jobs, which that
-worker is waiting for (its main thread blocks on the pipe while a thread imports matplotlib).
+No deadlock whatever the sizes: the worker reads two batches of jobs from its stdin (its main
+thread waits on the pipe while a second thread imports matplotlib), and only then writes its one
+answer, every figure, to its stdout, which this process reads when it needs a figure.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
+import pickle
+import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn
 
 Job = tuple[str, str, tuple[Any, ...]]  # (key, name of a function in evaluator.site.plots, args)
+MIN_FIGURES = 8  # fewer figures than this are drawn in the build's own process
 
 
 def jobs_wanted() -> int:
@@ -43,83 +47,6 @@ def jobs_wanted() -> int:
     return 2 if (cores or 1) >= 2 else 1
 
 
-def can_fork(jobs: int) -> bool:
-    return jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
-
-
-def _fork(target: Callable[..., None], *args: Any) -> tuple[Any, Any]:
-    """(process, our end of a duplex pipe) for `target(their end, *args)` in a forked child."""
-    ctx = multiprocessing.get_context("fork")
-    ours, theirs = ctx.Pipe()
-    sys.stdout.flush()  # the child must not flush a copy of our buffered output
-    sys.stderr.flush()
-    proc = ctx.Process(target=target, args=(theirs, *args), daemon=True,
-                       name="gnncb-site-worker")
-    proc.start()
-    theirs.close()
-    return proc, ours
-
-
-def _answer(conn: Any, fn: Callable[[], Any]) -> None:
-    try:
-        conn.send(("ok", fn()))
-    except BaseException:  # noqa: BLE001 - any failure goes back to the build, which raises
-        with contextlib.suppress(OSError):  # the build stopped first: nobody to tell
-            conn.send(("error", traceback.format_exc()))
-    finally:
-        conn.close()
-
-
-def _receive(proc: Any, conn: Any, what: str) -> Any:
-    try:
-        status, payload = conn.recv()
-    except EOFError:
-        proc.join(timeout=5)
-        raise RuntimeError(f"the site's {what} worker process died without an answer (exit "
-                           f"code {proc.exitcode}); rebuild with --jobs 1") from None
-    if status != "ok":
-        raise RuntimeError(f"the site's {what} worker process failed:\n{payload}")
-    return payload
-
-
-def _stop(proc: Any, conn: Any, *, kill: bool) -> None:
-    """Wait for a worker that has answered (or is finishing); `kill`: the build failed, stop
-    it now."""
-    conn.close()
-    if not kill:
-        proc.join(timeout=30)
-    if proc.is_alive():
-        proc.terminate()
-        proc.join()
-
-
-class Forked:
-    """`fn()` computed in a forked child (or, with `parallel=False`, here when first asked);
-    its value comes back pickled: plain data only."""
-
-    def __init__(self, fn: Callable[[], Any], parallel: bool, what: str) -> None:
-        self._fn, self._what = fn, what
-        self._proc = self._conn = None
-        self._value: Any = None
-        self._has = False
-        if parallel:
-            self._proc, self._conn = _fork(_answer, fn)
-
-    def result(self) -> Any:
-        if not self._has:
-            if self._proc is None:
-                self._value = self._fn()
-            else:
-                self._value = _receive(self._proc, self._conn, self._what)
-            self._has = True
-        return self._value
-
-    def close(self, *, kill: bool = False) -> None:
-        if self._proc is not None:
-            _stop(self._proc, self._conn, kill=kill or not self._has)
-            self._proc = None
-
-
 def _draw(job: Job) -> Any:
     from evaluator.site import plots
 
@@ -127,28 +54,43 @@ def _draw(job: Job) -> Any:
     return getattr(plots, name)(*args)
 
 
-def _serve(conn: Any) -> None:
-    """The drawing worker: import matplotlib while waiting for the first batch, draw it,
-    wait for the last batch (or None), draw it, send every figure back."""
-    ready = threading.Thread(target=_pyplot, name="import-matplotlib")
-    ready.start()
+def _send(stream: BinaryIO, value: Any) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "big") + data)
+    stream.flush()
 
-    def work() -> dict[str, Any]:
+
+def _recv(stream: BinaryIO) -> Any:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the other side closed the pipe")
+    size = int.from_bytes(head, "big")
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the other side closed the pipe mid-message")
+    return pickle.loads(data)  # noqa: S301 - our own process's message, over our own pipe
+
+
+def serve() -> None:
+    """The worker's main (`python -c "...; serve()"`): two batches in, every figure out."""
+    from evaluator.site import plots
+
+    ready = threading.Thread(target=plots._pyplot, name="import-matplotlib")
+    ready.start()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but our answer may reach the pipe
+    try:
         out: dict[str, Any] = {}
         for _ in range(2):
-            batch = conn.recv()
+            batch = _recv(stdin)
             ready.join()
             for job in batch or ():
                 out[job[0]] = _draw(job)
-        return out
-
-    _answer(conn, work)
-
-
-def _pyplot() -> None:
-    from evaluator.site import plots
-
-    plots._pyplot()
+        answer: tuple[str, Any] = ("ok", out)
+    except BaseException:  # noqa: BLE001 - any failure goes back to the build, which raises
+        answer = ("error", traceback.format_exc())
+    with contextlib.suppress(OSError):  # the build stopped first: nobody to tell
+        _send(stdout, answer)
 
 
 class Drawer:
@@ -158,9 +100,20 @@ class Drawer:
         self._inline: dict[str, Job] = {}
         self._done: dict[str, Any] | None = None
         self._batches = 0
-        self._proc = self._conn = None
+        self._proc: subprocess.Popen[bytes] | None = None
         if parallel:
-            self._proc, self._conn = _fork(_serve)
+            package = Path(__file__).resolve().parent.parent.parent  # the folder of evaluator/
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [str(package), *filter(None, [os.environ.get("PYTHONPATH")])])}
+            sys.stdout.flush()
+            sys.stderr.flush()
+            self._proc = subprocess.Popen(  # noqa: S603 - our interpreter, our module
+                [sys.executable, "-c", "from evaluator.site.parallel import serve; serve()"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+
+    @property
+    def parallel(self) -> bool:
+        return self._proc is not None
 
     def send(self, jobs: list[Job]) -> None:
         """A batch of jobs; the second batch is the last."""
@@ -169,8 +122,13 @@ class Drawer:
         self._batches += 1
         if self._proc is None:
             self._inline.update({job[0]: job for job in jobs})
-        else:
-            self._conn.send(jobs)
+            return
+        try:
+            _send(self._proc.stdin, jobs)  # type: ignore[arg-type]
+        except (BrokenPipeError, OSError):
+            self._failed()
+        if self._batches == 2:
+            self._proc.stdin.close()  # type: ignore[union-attr]
 
     def get(self, key: str) -> Any:
         if self._proc is None:
@@ -178,10 +136,41 @@ class Drawer:
         if self._done is None:
             while self._batches < 2:
                 self.send([])
-            self._done = _receive(self._proc, self._conn, "plot")
+            try:
+                status, payload = _recv(self._proc.stdout)  # type: ignore[arg-type]
+            except EOFError:
+                self._failed()
+            if status != "ok":
+                raise RuntimeError(f"drawing the site's figures failed in the worker "
+                                   f"process:\n{payload}")
+            self._done = payload
         return self._done.pop(key)
 
-    def close(self, *, kill: bool = False) -> None:
-        if self._proc is not None:
-            _stop(self._proc, self._conn, kill=kill or self._done is None)
-            self._proc = None
+    def _failed(self) -> NoReturn:
+        code = self._proc.wait(timeout=30) if self._proc else None
+        raise RuntimeError("the site's drawing worker process ended without an answer (exit "
+                           f"code {code}); rebuild with --jobs 1 to draw in one process")
+
+    def close(self) -> None:
+        """Stop the worker: it has answered, or it is not needed any more (the build failed)."""
+        if self._proc is None:
+            return
+        proc, self._proc = self._proc, None
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        if self._done is None and proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+    def __enter__(self) -> Drawer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def wanted(jobs: int | None, figures: int) -> bool:
+    """Draw in a worker? With two cores allowed and enough figures to be worth a process."""
+    return (jobs_wanted() if jobs is None else jobs) > 1 and figures >= MIN_FIGURES
