@@ -133,11 +133,29 @@ def ledger_label(path: Path | str | None) -> str:
 
 
 def site_url() -> str | None:
-    """Base URL of the published site (`GNNCB_SITE_URL`), for links from markdown boards."""
+    """Base URL of the published site, for links from markdown boards: `GNNCB_SITE_URL` when
+    set (`none` for no link); else, inside GitHub Actions on github.com, the repository's
+    GitHub Pages address, where `.github/workflows/pages.yml` publishes the site
+    (`https://OWNER.github.io/REPO/`, from the `GITHUB_REPOSITORY` every job has), so the
+    boards the publish jobs commit link to the site with no configuration; else None."""
     url = os.environ.get("GNNCB_SITE_URL", "").strip()
+    if not url:
+        url = pages_url() or ""
     if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:[0-9]+)?(/[A-Za-z0-9._~\-/]*)?", url):
-        return None  # unset, or not a plain URL a markdown link can hold as it is
+        return None  # unset, `none`, or not a plain URL a markdown link can hold as it is
     return Markup(url.rstrip("/") + "/")  # noqa: S704 - checked to be a plain URL just now
+
+
+def pages_url() -> str | None:
+    """The GitHub Pages address of the repository this GitHub Actions job runs for."""
+    env = os.environ
+    if env.get("GITHUB_ACTIONS") != "true" or env.get("GITHUB_SERVER_URL") != "https://github.com":
+        return None
+    owner, _, name = env.get("GITHUB_REPOSITORY", "").partition("/")
+    if not re.fullmatch(r"[A-Za-z0-9-]+", owner) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        return None
+    host = f"{owner.lower()}.github.io"
+    return f"https://{host}/" if name.lower() == host else f"https://{host}/{name}/"
 
 
 def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
@@ -162,7 +180,7 @@ def _standings(spec: Any, rows: list[dict[str, Any]],
 
 def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[str, Any]:
     """What every markdown board says about itself: its ledger, how many entries it shows, and
-    where the rest are (the CSV beside it; the site when GNNCB_SITE_URL is set)."""
+    where the rest are (the CSV beside it; the site when its address is known, `site_url`)."""
     base = site_url()
     # a slug is [a-z0-9-] (spec.SLUG_RE) and base a checked plain URL: nothing to escape
     site = Markup(f"{base}competitions/{slug}.html") if base else None  # noqa: S704
