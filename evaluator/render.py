@@ -313,11 +313,16 @@ class Prepared:
     def __init__(self, specs: Iterable[Any], rows: list[dict[str, Any]]) -> None:
         specs = list(specs)
         self.rows = rows
-        self.boards = boards_for(specs, rows)
+        seen: set[Any] = set()  # every slug the ledger names, and its reveal rows: one pass
+        reveals: dict[tuple[str, int], dict[str, Any]] = {}
+        for r in rows:
+            seen.add(r.get("slug"))
+            if r["type"] == REVEAL:  # the latest reveal row of a version counts
+                reveals[(r.get("slug"), r.get("version"))] = r  # type: ignore[index]
+        self.boards = boards_for(specs, ({"slug": slug} for slug in seen))
         self.specs = [s for s in specs if not is_board(s)]
         self.slugs = {s.slug for s in self.specs} | {b.slug for b in self.boards}
-        unknown = sorted({r["slug"] for r in rows
-                          if r.get("slug") and r["slug"] not in self.slugs})
+        unknown = sorted(slug for slug in seen if slug and slug not in self.slugs)
         if unknown:
             raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
                               "pass the competitions folder that holds them")
@@ -325,14 +330,10 @@ class Prepared:
         self.active = active_submissions(rows)
         wanted = {(s.slug, s.version): s.slug for s in every}
         self.submissions: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
-        reveals: dict[tuple[str, int], dict[str, Any]] = {}
         for r in self.active:
             slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
             if slug is not None:
                 self.submissions[slug].append(r)
-        for r in rows:
-            if r["type"] == REVEAL:  # the latest reveal row of a version counts
-                reveals[(r.get("slug"), r.get("version"))] = r  # type: ignore[index]
         self.reveals = {s.slug: reveals.get((s.slug, s.version)) for s in every}
         self.tables = standings_by_competition(every, rows, active=self.active)
         self._csv: dict[str, str] = {}

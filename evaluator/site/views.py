@@ -124,10 +124,13 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         if i < shown or (first_of_kind and kind != "human") or kind == "baseline":
             keep.append(i)
     spread: dict[str, list[float]] = {k: [] for k in KINDS}
-    for r in subs:
-        v = r.get("scores", {}).get(primary)
-        if v is not None and math.isfinite(float(v)):
-            spread[kind_of(r)].append(float(v))
+    isfinite, empty = math.isfinite, {}
+    for r in subs:  # every accepted submission: the one per-row loop of a page
+        v = r.get("scores", empty).get(primary)
+        if v is not None:
+            v = float(v)
+            if isfinite(v):
+                spread[kind_of(r)].append(v)
     entries = []
     for i in keep:
         entry = _entry(spec, table[i], primary)
