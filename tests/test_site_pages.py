@@ -148,3 +148,41 @@ def test_code_track_page_tests_vanilla_against_ssd_and_says_what_is_not_shown(si
     assert pair[10] == "0.25"  # exact sign test, 3 of 3 problems better
     assert "Not shown in this build" in page.joined and "--code-runs RUN_DIR" in page.joined
     assert "the command gnncb code report writes it" not in page.joined  # the old placeholder
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory) -> tuple[Path, Path]:
+    """Two judged code-track runs (the reference labelled vanilla, constants labelled ssd)."""
+    from tests.test_results_codetrack import _runs
+
+    tmp = tmp_path_factory.mktemp("judged")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GNNCB_CACHE", str(tmp / "cache"))
+        return _runs(tmp)
+
+
+def test_code_track_page_shows_judged_runs_by_category_and_the_paired_test(judged, tmp_path,
+                                                                           capsys):
+    ref, const = judged
+    out = tmp_path / "site"
+    assert main(["site", "build", "--out", str(out), "--only", "graph-coding",
+                 "--code-runs", str(ref), "--code-runs", str(const),
+                 "--code-pair", "vanilla=ssd"]) == 0
+    page = read(out / "tracks" / "graph-coding.html")
+    text = page.joined
+    assert "Not shown in this build" not in text
+    header = next(r for r in page.rows if r[:2] == ["category", "sub-category"])
+    assert header[2:] == ["vanilla", "ssd"]
+    table2 = [r for r in page.rows if len(r) == 4 and " | " in r[2]]
+    assert table2 and all(r[2].startswith("100.0 | ") or r[2].startswith("– | ")
+                          or r[2].startswith("100.0 | –") for r in table2)
+    assert all("(trivial " in r[2] for r in table2)
+    [pair] = [r for r in page.rows if r[:2] == ["vanilla", "ssd"]]
+    assert pair[2] == "3" and pair[3] == "100.0"  # 3 problems; the reference passes them all
+    runs = {r[0]: r for r in page.rows if r and r[0] in ("vanilla", "ssd") and len(r) == 7}
+    assert runs["vanilla"][1] == "100.0" and "[" not in runs["vanilla"][6]
+    capsys.readouterr()
+    assert main(["results", "codetrack", str(ref), str(const)]) == 0
+    markdown = capsys.readouterr().out
+    rows = [line for line in markdown.splitlines() if line.startswith("| vanilla |")]
+    assert rows and "[" not in rows[0] and "'" not in rows[0]  # isolation as text, not a list
