@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from evaluator.ledger import SUBMISSION, active_submissions
 from evaluator.spec import CompetitionSpec
 
 FINAL_CHOICE = "final-choice"
+_by_key_then_name = itemgetter(0, 1)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,6 @@ def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any
              ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     """`counted` from the competition's active, on-time submissions (`mine`, ledger order) and
     the rows that may carry a final choice (`rows`, ledger order; others are skipped)."""
-    active = {r["digest"]: r for r in mine}
     per: dict[str, list[dict[str, Any]]] = {}
     for r in mine:
         who = r["participant"].lower()
@@ -81,19 +82,24 @@ def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any
         else:
             subs.append(r)
     choice: dict[str, list[str]] = {}
+    active: dict[str, dict[str, Any]] | None = None  # digest -> row, built when first needed
     for r in rows:  # ledger order is append order: a later choice replaces an earlier one
         if (r["type"] == FINAL_CHOICE and r.get("slug") == spec.slug
                 and r.get("version") == spec.version):
             choice[r["participant"].lower()] = list(r["chosen"])
-        elif r.get("digest") in active and r["type"] == "submission" and \
-                r.get("final_choice") is not None:
-            choice[r["participant"].lower()] = list(r["final_choice"])
+        elif r["type"] == "submission" and r.get("final_choice") is not None:
+            if active is None:
+                active = {m["digest"]: m for m in mine}
+            if r.get("digest") in active:
+                choice[r["participant"].lower()] = list(r["final_choice"])
+    if choice and active is None:
+        active = {m["digest"]: m for m in mine}
     limit = getattr(getattr(spec, "rules", None), "final_submissions_per_version", 1)
     out: dict[str, list[dict[str, Any]]] = {}
     for who, subs in per.items():
         wish = choice.get(who)
-        chosen = [d for d in wish if d in active
-                  and active[d]["participant"].lower() == who] if wish else None
+        chosen = [d for d in wish if d in active  # type: ignore[operator]
+                  and active[d]["participant"].lower() == who] if wish else None  # type: ignore[index]
         if chosen:
             out[who] = [r for r in subs if r["digest"] in chosen]
         else:  # the default: the latest submissions
@@ -127,7 +133,7 @@ def _standings(spec: Any, chosen: dict[str, list[dict[str, Any]]], counts: dict[
         else:  # the first of the best (min keeps the earliest of equal keys)
             best_key, best = min(((key(r["scores"]), r) for r in subs), key=lambda t: t[0])
             items.append((best_key, who, best))
-    items.sort(key=lambda t: (t[0], t[1]))
+    items.sort(key=_by_key_then_name)  # (key, name) is unique: rows are never compared
     out: list[Entry] = []
     previous: tuple[float, ...] | None = None
     rank = 0
@@ -139,7 +145,8 @@ def _standings(spec: Any, chosen: dict[str, list[dict[str, Any]]], counts: dict[
     return out
 
 
-def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]]
+def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]], *,
+                             active: list[dict[str, Any]] | None = None
                              ) -> dict[str, list[Entry]]:
     """`standings` of many competitions from one pass over the ledger (slug -> entries); the
     same entries as `standings(spec, rows)` for each spec (tested).
@@ -148,11 +155,12 @@ def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]]
     audit lines to the whole ledger; at 100,000 rows those passes dominated rendering. Here the
     audit lines are applied once, each row is routed to its competition once, and each
     competition is ranked on its own active on-time submissions and the rows that may carry a
-    final choice (final-choice rows, submissions with `final_choice`), in ledger order."""
+    final choice (final-choice rows, submissions with `final_choice`), in ledger order.
+    `active`: `active_submissions(rows)` when the caller has it already (computed otherwise)."""
     specs = list(specs)
     mine: dict[tuple[str, int], list[dict[str, Any]]] = {(s.slug, s.version): [] for s in specs}
     choices: dict[tuple[str, int], list[dict[str, Any]]] = {k: [] for k in mine}
-    for r in active_submissions(rows):
+    for r in active_submissions(rows) if active is None else active:
         subset = mine.get((r["slug"], r["version"]))
         if subset is not None and not r.get("late"):
             subset.append(r)

@@ -35,8 +35,9 @@ from markupsafe import Markup
 from evaluator import gcpause
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
+from evaluator.ledger import active_submissions
 from evaluator.paths import repo_root, templates_dir
-from evaluator.phases import revealed
+from evaluator.phases import REVEAL, revealed
 from evaluator.ranking import Entry, final_standings, standings_by_competition
 from evaluator.spec import CompetitionSpec
 
@@ -132,11 +133,29 @@ def ledger_label(path: Path | str | None) -> str:
 
 
 def site_url() -> str | None:
-    """Base URL of the published site (`GNNCB_SITE_URL`), for links from markdown boards."""
+    """Base URL of the published site, for links from markdown boards: `GNNCB_SITE_URL` when
+    set (`none` for no link); else, inside GitHub Actions on github.com, the repository's
+    GitHub Pages address, where `.github/workflows/pages.yml` publishes the site
+    (`https://OWNER.github.io/REPO/`, from the `GITHUB_REPOSITORY` every job has), so the
+    boards the publish jobs commit link to the site with no configuration; else None."""
     url = os.environ.get("GNNCB_SITE_URL", "").strip()
+    if not url:
+        url = pages_url() or ""
     if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:[0-9]+)?(/[A-Za-z0-9._~\-/]*)?", url):
-        return None  # unset, or not a plain URL a markdown link can hold as it is
+        return None  # unset, `none`, or not a plain URL a markdown link can hold as it is
     return Markup(url.rstrip("/") + "/")  # noqa: S704 - checked to be a plain URL just now
+
+
+def pages_url() -> str | None:
+    """The GitHub Pages address of the repository this GitHub Actions job runs for."""
+    env = os.environ
+    if env.get("GITHUB_ACTIONS") != "true" or env.get("GITHUB_SERVER_URL") != "https://github.com":
+        return None
+    owner, _, name = env.get("GITHUB_REPOSITORY", "").partition("/")
+    if not re.fullmatch(r"[A-Za-z0-9-]+", owner) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        return None
+    host = f"{owner.lower()}.github.io"
+    return f"https://{host}/" if name.lower() == host else f"https://{host}/{name}/"
 
 
 def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
@@ -161,7 +180,7 @@ def _standings(spec: Any, rows: list[dict[str, Any]],
 
 def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[str, Any]:
     """What every markdown board says about itself: its ledger, how many entries it shows, and
-    where the rest are (the CSV beside it; the site when GNNCB_SITE_URL is set)."""
+    where the rest are (the CSV beside it; the site when its address is known, `site_url`)."""
     base = site_url()
     # a slug is [a-z0-9-] (spec.SLUG_RE) and base a checked plain URL: nothing to escape
     site = Markup(f"{base}competitions/{slug}.html") if base else None  # noqa: S704
@@ -202,32 +221,43 @@ def standings_csv(spec: Any, entries: list[Entry]) -> str:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["rank", "participant", "entrant", "method", "model", *score_names,
                 "submissions", "date", "digest", "scored_on"])
-    for e in entries:
+    cell = _cell
+
+    def line(e: Entry) -> list[Any]:
         r = e.row
-        w.writerow([e.rank, *(_cell(r.get(k, "")) for k in
-                              ("participant", "entrant", "method", "model")),
-                    *(repr(float(r["scores"][n])) if r["scores"].get(n) is not None else ""
-                      for n in score_names),
-                    e.submissions, (r.get("submitted_at") or r.get("scored_at") or "")[:10],
-                    r.get("digest", ""), r.get("scored_on", "all")])  # the ledger default
+        scores = r["scores"]
+        values = [scores.get(n) for n in score_names]
+        return [e.rank, cell(r.get("participant", "")), cell(r.get("entrant", "")),
+                cell(r.get("method", "")), cell(r.get("model", "")),
+                *(repr(float(v)) if v is not None else "" for v in values),
+                e.submissions, (r.get("submitted_at") or r.get("scored_at") or "")[:10],
+                r.get("digest", ""), r.get("scored_on", "all")]  # the ledger default
+
+    w.writerows(map(line, entries))  # one pass, one writer call
     return out.getvalue()
 
 
 def _cell(value: object) -> str:
-    text = str(value)
+    text = value if type(value) is str else str(value)
     if "\r" in text or "\n" in text:  # the common case skips the regex (100k cells a page)
         text = re.sub(r"[\r\n]+", " ", text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
+    return "'" + text if text[:1] in _FORMULA_START else text
+
+
+_FORMULA_START = frozenset(("=", "+", "-", "@", "\t"))
 
 
 FINAL_DIR = "final"
 
 
-def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str | None:
+def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
+               reveal: dict[str, Any] | None | bool = True) -> str | None:
     """The final standings once the private part is revealed (None before): private rank,
-    public rank and shake-up side by side, from the latest `reveal` row of the version."""
-    reveal = revealed(rows, spec.slug, spec.version)
-    if reveal is None:
+    public rank and shake-up side by side, from the latest `reveal` row of the version
+    (`reveal`: that row, or None, when the caller looked it up already)."""
+    if reveal is True:
+        reveal = revealed(rows, spec.slug, spec.version)
+    if not isinstance(reveal, dict):
         return None
     table = final_standings(spec, rows, reveal["private"])
     score_names = list(spec.metrics) + list(spec.derived)
@@ -270,38 +300,86 @@ def index_page(specs: list[Any], rows: list[dict[str, Any]], *,
                   source=source or ledger_label(None), rows=len(rows), site=site_url())
 
 
+class Prepared:
+    """The per-row work both renderers need, done once for a ledger: boards found, unknown
+    slugs refused, audit lines applied once (`active`), rows routed to their competition
+    (`submissions`: active rows of each competition's current version, late ones included),
+    standings ranked (`tables`), reveal rows looked up, and each full-standings CSV written
+    once (`csv`; the boards and the site hold the same file).
+
+    Why: at 100,000 rows the boards and the site each repeated these passes; the site build
+    and the markdown boards now share one `Prepared` when a caller renders both
+    (`write_leaderboards(..., prepared=p)`, `build_site(..., prepared=p)`). It is a pure
+    function of (specs, rows): the output is byte for byte what each renderer computes alone.
+    """
+
+    def __init__(self, specs: Iterable[Any], rows: list[dict[str, Any]]) -> None:
+        specs = list(specs)
+        self.rows = rows
+        seen: set[Any] = set()  # every slug the ledger names, and its reveal rows: one pass
+        reveals: dict[tuple[str, int], dict[str, Any]] = {}
+        for r in rows:
+            seen.add(r.get("slug"))
+            if r["type"] == REVEAL:  # the latest reveal row of a version counts
+                reveals[(r.get("slug"), r.get("version"))] = r  # type: ignore[index]
+        self.boards = boards_for(specs, ({"slug": slug} for slug in seen))
+        self.specs = [s for s in specs if not is_board(s)]
+        self.slugs = {s.slug for s in self.specs} | {b.slug for b in self.boards}
+        unknown = sorted(slug for slug in seen if slug and slug not in self.slugs)
+        if unknown:
+            raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
+                              "pass the competitions folder that holds them")
+        every = [*self.specs, *self.boards]
+        self.active = active_submissions(rows)
+        wanted = {(s.slug, s.version): s.slug for s in every}
+        self.submissions: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
+        for r in self.active:
+            slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
+            if slug is not None:
+                self.submissions[slug].append(r)
+        self.reveals = {s.slug: reveals.get((s.slug, s.version)) for s in every}
+        self.tables = standings_by_competition(every, rows, active=self.active)
+        self._csv: dict[str, str] = {}
+
+    def csv(self, spec: Any) -> str:
+        """`standings_csv` of a competition (written once, then reused)."""
+        text = self._csv.get(spec.slug)
+        if text is None:
+            text = self._csv[spec.slug] = standings_csv(spec, self.tables[spec.slug])
+        return text
+
+
+def prepare(specs: Iterable[Any], rows: list[dict[str, Any]]) -> Prepared:
+    """`Prepared(specs, rows)` with the cyclic collector paused (see evaluator.gcpause)."""
+    with gcpause.paused():
+        return Prepared(specs, rows)
+
+
 def write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Path, *,
                        ledger: Path | str | None = None,
                        changed: Iterable[str] | None = None,
-                       top: int = TOP) -> list[Path]:
+                       top: int = TOP, prepared: Prepared | None = None) -> list[Path]:
     """Render competition pages (+ a CSV of each) and the index; returns the paths written.
 
     `ledger` names the file the rows came from (every page says so). `changed` limits the work
     to those competitions plus the index: a published submission re-renders only its own page.
     Track boards (`evaluator.boards`) may be passed among `specs`; a registered board the ledger
-    has rows for is added even when not passed, so its rows never make this fail.
+    has rows for is added even when not passed, so its rows never make this fail. `prepared`:
+    the shared view of these specs and rows (`prepare`), when the caller also builds the site.
     """
     with gcpause.paused():  # see evaluator.gcpause: bulk passes over a large ledger
-        return _write_leaderboards(specs, rows, out_dir, ledger=ledger, changed=changed,
-                                   top=top)
+        return _write_leaderboards(prepared or Prepared(specs, rows), out_dir, ledger=ledger,
+                                   changed=changed, top=top)
 
 
-def _write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Path, *,
-                        ledger: Path | str | None, changed: Iterable[str] | None,
-                        top: int) -> list[Path]:
-    boards = boards_for(specs, rows)
-    specs = [s for s in specs if not is_board(s)]
-    slugs = {s.slug for s in specs} | {b.slug for b in boards}
-    unknown = sorted({r["slug"] for r in rows if r.get("slug") and r["slug"] not in slugs})
-    if unknown:
-        raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
-                          "pass the competitions folder that holds them")
+def _write_leaderboards(p: Prepared, out_dir: Path, *, ledger: Path | str | None,
+                        changed: Iterable[str] | None, top: int) -> list[Path]:
+    rows, specs, boards, tables = p.rows, p.specs, p.boards, p.tables
     wanted = None if changed is None else set(changed)
-    if wanted is not None and wanted - slugs:
-        raise ConfigError(f"cannot re-render {sorted(wanted - slugs)}: not among the "
-                          f"competitions {sorted(slugs)}")
+    if wanted is not None and wanted - p.slugs:
+        raise ConfigError(f"cannot re-render {sorted(wanted - p.slugs)}: not among the "
+                          f"competitions {sorted(p.slugs)}")
     source = ledger_label(ledger)
-    tables = standings_by_competition([*specs, *boards], rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -317,7 +395,7 @@ def _write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: P
             page = spec.markdown_page(rows, table=table,
                                       **board_context(spec.slug, len(table), source, top))
         else:
-            final = final_page(spec, rows)
+            final = final_page(spec, rows, reveal=p.reveals[spec.slug])
             link = None
             if final is not None:  # the private part is revealed: final standings beside
                 (out_dir / FINAL_DIR).mkdir(exist_ok=True)
@@ -325,7 +403,7 @@ def _write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: P
                 link = f"{FINAL_DIR}/{spec.slug}.md"
             page = competition_page(spec, rows, link, source=source, top=top, table=table)
         write(out_dir / f"{spec.slug}.md", page)
-        write(out_dir / f"{spec.slug}.csv", standings_csv(spec, table))
+        write(out_dir / f"{spec.slug}.csv", p.csv(spec))
     write(out_dir / "README.md", index_page([*specs, *boards], rows, source=source,
                                             tables=tables))
     return written

@@ -229,3 +229,44 @@ def test_one_pass_standings_equal_per_competition_standings(events):
                          "participant": who, "chosen": [target]})
     together = standings_by_competition(specs, rows)
     assert together == {s.slug: standings(s, rows) for s in specs}
+
+
+SITE_ENV = ("GNNCB_SITE_URL", "GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY")
+
+
+def _links(page: str) -> list[str]:
+    return [t.attrs["href"] for tok in MD.parse(page) for t in (tok.children or [])
+            if t.type == "link_open"]
+
+
+@pytest.mark.parametrize(("env", "site"), [
+    ({}, None),  # a local render: no address known, the CSV link only
+    ({"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
+      "GITHUB_REPOSITORY": "Some-Org/gnncb"}, "https://some-org.github.io/gnncb/"),
+    ({"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
+      "GITHUB_REPOSITORY": "me/me.github.io"}, "https://me.github.io/"),
+    ({"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://ghe.example",
+      "GITHUB_REPOSITORY": "o/r"}, None),  # GitHub Enterprise: Pages hosts differ, say nothing
+    ({"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
+      "GITHUB_REPOSITORY": "o/r", "GNNCB_SITE_URL": "https://bench.example.org/site"},
+     "https://bench.example.org/site/"),
+    ({"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
+      "GITHUB_REPOSITORY": "o/r", "GNNCB_SITE_URL": "none"}, None),
+])
+def test_boards_link_the_site_the_publish_job_knows(env, site, tmp_path, monkeypatch):
+    """In a GitHub Actions job (the publish jobs that commit the boards) the boards link each
+    competition's site page at the repository's Pages address with no configuration;
+    GNNCB_SITE_URL overrides it (or `none` turns it off); elsewhere only the CSV is linked."""
+    for name in SITE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    write_leaderboards([parse_spec(GOOD)], rows_with("GCN"), tmp_path)
+    links = _links((tmp_path / "gta.md").read_text(encoding="utf-8"))
+    index = _links((tmp_path / "README.md").read_text(encoding="utf-8"))
+    assert "gta.csv" in links
+    if site is None:
+        assert not [h for h in links + index if h.startswith("http")]
+    else:
+        assert f"{site}competitions/gta.html" in links
+        assert any(h.startswith(site) for h in index)

@@ -142,3 +142,23 @@ def test_navigation_and_sorting_work(browser, site):
              page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")]
     assert names == sorted(names, key=str.lower)
     assert console_errors(page) == []
+
+
+def test_reader_sees_the_marks_the_boards_have_and_run_facts_as_text(browser, site):
+    """The ≈ overlap and protocol marks in the standings, and an LLM entry's run facts as
+    plain text, as the browser shows them."""
+    page = open_page(browser, site, PAGE_TYPES["competition"])
+    rows = page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")
+    cells = {r.find_elements(By.TAG_NAME, "td")[1].text: r.find_elements(By.TAG_NAME, "td")
+             for r in rows}
+    assert cells["alice"][0].text == "1 ≈"  # 0.74 [0.71, 0.77] overlaps gpt-4o's interval
+    assert cells["llm:gpt-4o"][-3].text.startswith("† temperature not recorded")
+    legend = page.find_element(By.CSS_SELECTOR, "p.legend")
+    assert legend.is_displayed() and "≈ beside a rank" in legend.text
+    entry = open_page(browser, site, PAGE_TYPES["llm-entry"])
+    facts = {r.find_element(By.TAG_NAME, "th").text: r.find_element(By.TAG_NAME, "td").text
+             for r in entry.find_elements(By.CSS_SELECTOR, "table tbody tr")
+             if r.find_elements(By.TAG_NAME, "th")}
+    assert facts["provider"] == "local" and facts["repairs"] == "2"
+    assert facts["run logs"].startswith("not committed to the repository")
+    assert console_errors(entry) == []

@@ -311,3 +311,52 @@ def test_pages_workflow_builds_from_main_and_uploads_only_the_site() -> None:
     assert len(uploads) == 1 and uploads[0]["with"] == {"path": "_site"}
     assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
     assert "secrets." not in json.dumps(doc)
+
+
+# -- ci.yml: screenshots and the nightly fuzz budget ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ci() -> dict[str, Any]:
+    return load(WORKFLOW_DIR / "ci.yml")
+
+
+def _pins(name: str) -> set[str]:
+    """Every pin of action `name` in the repository's other workflows."""
+    return {step["uses"] for path in WORKFLOWS if path.name != "ci.yml"
+            for _, step in steps(load(path)) if str(step.get("uses", "")).startswith(name + "@")}
+
+
+def test_ci_uploads_the_browser_screenshots_even_when_tests_fail(ci: dict[str, Any]) -> None:
+    """tests/test_site_browser.py writes screenshots under $GNNCB_ARTIFACTS (.ci/run sets
+    .ci-artifacts/); the tests job uploads that folder, whatever the tests' outcome, with the
+    same upload-artifact pin as the other workflows and no more than read access."""
+    job = ci["jobs"]["tests"]
+    assert job["permissions"] == {"contents": "read"}
+    names = [s.get("name", "") for s in job["steps"]]
+    [upload] = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
+        "actions/upload-artifact@")]
+    assert names.index(upload["name"]) > names.index("Run the test suite")
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"].rstrip("/") == ".ci-artifacts"
+    assert upload["uses"] in _pins("actions/upload-artifact")
+    runner = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'GNNCB_ARTIFACTS="${GNNCB_ARTIFACTS:-$PWD/.ci-artifacts}"' in runner
+
+
+def test_ci_runs_the_fuzz_test_nightly_with_a_large_budget(ci: dict[str, Any]) -> None:
+    assert {"schedule", "workflow_dispatch", "push", "pull_request"} == triggers(ci)
+    on = ci.get("on", ci.get(True))
+    assert len(on["schedule"]) == 1 and len(on["schedule"][0]["cron"].split()) == 5
+    fuzz = ci["jobs"]["fuzz-nightly"]
+    assert fuzz["if"] == ("github.event_name == 'schedule' || "
+                          "github.event_name == 'workflow_dispatch'")
+    assert fuzz["permissions"] == {"contents": "read"}
+    assert int(fuzz["env"]["GNNCB_FUZZ_EXAMPLES"]) >= 1000
+    runs = [s["run"].strip() for s in fuzz["steps"] if "run" in s]
+    assert runs[-1].endswith("pytest -q -p no:cacheprovider tests/test_fuzz_pipeline.py")
+    assert "torch" not in " ".join(runs) and "[gnn" not in " ".join(runs)
+    for job_id in ("tests", "workflow-lint"):  # the per-push jobs do not run at night
+        assert ci["jobs"][job_id]["if"] == ("github.event_name == 'push' || "
+                                            "github.event_name == 'pull_request'")
+    assert "github.event_name" in ci["concurrency"]["group"]  # nightly and pushes apart

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from evaluator.errors import ConfigError
 from evaluator.ledger import Ledger
 from evaluator.paths import competitions_dir, default_ledger
+
+if TYPE_CHECKING:
+    from evaluator.site.parallel import Drawer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,18 +27,72 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "requests (default: $GNNCB_REPO_URL; none: pages name the paths)")
     b.add_argument("--only", action="append", metavar="SLUG",
                    help="re-render only this competition (repeatable) plus index and results")
+    b.add_argument("--boards", type=Path, metavar="DIR",
+                   help="also write the markdown leaderboards (and their CSVs) into DIR from "
+                        "the same ranking, as `gnncb leaderboard render --out DIR` would")
+    b.add_argument("--code-runs", type=Path, action="append", default=[], metavar="RUN_DIR",
+                   help="a judged code-track run folder (gnncb code judge; repeatable): the "
+                        "code-track page then shows the category x sub-category table "
+                        "(directed | undirected) of each run")
+    b.add_argument("--code-pair", action="append", default=[], metavar="A=B",
+                   help="compare two of those runs (by label or folder name, e.g. "
+                        "VANILLA=SSD) per problem with a paired test (repeatable)")
+    b.add_argument("--jobs", type=int, choices=(1, 2), default=None,
+                   help="2: draw the figures and compute the results in worker processes "
+                        "beside the build; 1: everything in one process (default: 2 when two "
+                        "cores are available; $GNNCB_SITE_JOBS)")
     b.set_defaults(func=cmd_site_build)
 
 
 def cmd_site_build(args: argparse.Namespace) -> int:
+    from evaluator.boards import is_board
     from evaluator.commands.core import load_all_specs
-    from evaluator.site.build import build_site
+    from evaluator.site.parallel import Drawer, wanted
 
     ledger_path = args.ledger or default_ledger()
     specs = load_all_specs(args.competitions or competitions_dir())
-    written = build_site(specs, Ledger(ledger_path).rows(), args.out, ledger=ledger_path,
-                         repo_url=args.repo_url, changed=args.only)
-    pages = sum(1 for p in written if p.suffix == ".html")
-    print(f"wrote {pages} pages ({len(written)} files) into {args.out}")
+    comps = [s for s in specs if not is_board(s) and (not args.only or s.slug in args.only)]
+    # the drawing worker starts first: it imports matplotlib while the ledger is read
+    drawer = Drawer(wanted(args.jobs, 2 + 2 * len(comps)))
+    try:
+        return _build(args, specs, ledger_path, drawer)
+    finally:
+        drawer.close()
+
+
+def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer) -> int:
+    from evaluator.progress import Progress
+    from evaluator.site.build import build_site
+
+    judged = None
+    if args.code_runs or args.code_pair:
+        from evaluator.codetrack.board import BOARDS
+        from evaluator.codetrack.report import build_report
+        from evaluator.results.codetrack import compare_runs
+
+        if not args.code_runs:
+            raise ConfigError("--code-pair needs the judged runs it names (--code-runs DIR)")
+        result = compare_runs(args.code_runs, pairs=args.code_pair, build_report=build_report)
+        judged = dict.fromkeys(BOARDS, result)
+    bar: Progress | None = None
+
+    def progress(done: int, total: int, note: str) -> None:
+        nonlocal bar
+        bar = bar or Progress(total, "building the site")
+        bar.update(note=note)
+
+    try:
+        written = build_site(specs, Ledger(ledger_path).rows(), args.out, ledger=ledger_path,
+                             repo_url=args.repo_url, changed=args.only, jobs=args.jobs,
+                             boards=args.boards, judged=judged, progress=progress,
+                             drawer=drawer)
+    finally:
+        if bar is not None:
+            bar.close()
+    site = [p for p in written if p.is_relative_to(args.out)]
+    pages = sum(1 for p in site if p.suffix == ".html")
+    print(f"wrote {pages} pages ({len(site)} files) into {args.out}")
+    if args.boards is not None:
+        print(f"wrote {len(written) - len(site)} board files into {args.boards}")
     print(f"open {args.out / 'index.html'}")
     return 0

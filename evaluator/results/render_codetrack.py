@@ -25,6 +25,14 @@ def _base(cell: dict[str, Any] | None) -> str:
     return f"{100 * cell['baseline']:.1f}"
 
 
+def isolation_text(value: Any) -> str:
+    """How a judged run was isolated, as a reader reads it: the judge records a list of the
+    isolation layers it applied (`["full"]`), older runs a string."""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(x) for x in value) or "none recorded"
+    return "none recorded" if value in (None, "") else str(value)
+
+
 def codetrack_markdown(data: dict[str, Any]) -> str:
     runs = list(data["runs"])
     lines = ["# Code track: judged runs side by side (GraphEval36K Tables 2, 3, 5)", "",
@@ -35,7 +43,7 @@ def codetrack_markdown(data: dict[str, Any]) -> str:
                     [[_cell(r), _pct(v["overall"]), _base(v["overall"]),
                       _pct(v["directions"].get("directed")),
                       _pct(v["directions"].get("undirected")), str(v["cases"]),
-                      _cell(v["isolation"])] for r, v in data["runs"].items()])
+                      _cell(isolation_text(v["isolation"]))] for r, v in data["runs"].items()])
     lines += ["", "## Table 2: category x sub-category, directed | undirected", ""]
     lines += _table(["Category", "Sub-category"] + [_cell(r) for r in runs],
                     [[_cell(row["category"]), _cell(row["abbrev"])]

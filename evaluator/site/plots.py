@@ -25,6 +25,7 @@ from markupsafe import Markup
 COLORS = {"human": "#1f77b4", "llm": "#d62728", "baseline": "#7f7f7f"}
 LABELS = {"human": "human", "llm": "LLM", "baseline": "baseline"}
 MARKERS = {"human": "o", "llm": "D", "baseline": "s"}
+STANDINGS_LIMIT = 30  # entries drawn in a standings plot (the table lists more)
 _PLT: Any = None
 
 
@@ -80,7 +81,7 @@ def _short(text: str, n: int = 28) -> str:
 
 
 def standings_plot(entries: Sequence[dict[str, Any]], metric: str, higher: bool,
-                   human_ref: Any = None, limit: int = 30) -> Markup:
+                   human_ref: Any = None, limit: int = STANDINGS_LIMIT) -> Markup:
     """Dot per entry (its counted score) with its 95 % interval as a whisker, colored by kind;
     the paper's human top and mean as vertical lines."""
     shown = [e for e in entries[:limit] if e["primary"] is not None]
