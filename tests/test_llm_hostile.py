@@ -13,16 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.llm.execute import LimitOverrides
-from evaluator.llm.loop import run_api
-from evaluator.llm.providers import OpenAIProvider
+from evaluator.cli import main
 from tests.test_llm_support import (
     API_KEY,
     ScriptedLLM,
     answer,
+    cli_args,
     needs_sandbox,
     read_json,
-    run_options,
 )
 
 pytestmark = needs_sandbox
@@ -30,12 +28,20 @@ MODEL = "hostile-model"
 
 
 def _run(keypair, competition, tmp_path, httpserver, code: str, **limits):
+    """One attempt through the real entry point, `gnncb llm run`, against a local
+    OpenAI-compatible server that answers with `code`."""
     llm = ScriptedLLM(httpserver, [answer("attack", code)])
-    options = run_options(keypair, tmp_path / "runs", repairs=0, keep_workspaces=True,
-                          limits=LimitOverrides(**{"wall_seconds": 20, **limits}))
-    summary = run_api(competition, MODEL, OpenAIProvider(llm.base_url, retries=0), options)
+    flags = {"wall_seconds": "--wall-seconds", "cpu_seconds": "--cpu-seconds"}
+    extra = ["--model", MODEL, "--repairs", "0", "--keep-workspaces", "--no-score",
+             "--wall-seconds", "20"]
+    for key, value in limits.items():
+        extra += (["--memory-mb", str(value // 1024**2)] if key == "memory_bytes"
+                  else [flags[key], str(value)])
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
+        main(cli_args(keypair, competition, tmp_path, llm.base_url, *extra))
     run = tmp_path / "runs" / "adhoc" / MODEL / "demo-cancer-knn"
-    return llm, summary, run, read_json(run / "attempt-1" / "attempt.json")
+    return llm, read_json(run / "summary.json"), run, read_json(run / "attempt-1" / "attempt.json")
 
 
 def _logs(run: Path) -> str:
