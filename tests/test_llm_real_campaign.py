@@ -133,11 +133,14 @@ def drift(run: Path) -> bool:
         "message 1 " in summary.get("error", "")
 
 
-def test_gnn_track_replays_to_the_committed_outcomes(tmp_path: Path):
-    spec = campaign()["gnn"]
+@pytest.mark.parametrize("track", ["gnn", "gnn-solver"])
+def test_gnn_track_replays_to_the_committed_outcomes(tmp_path: Path, track: str):
+    """Both prompt variants of the GNN track: the verbatim frozen prompt (`gnn`) and the one
+    whose README slot keeps only what a solver needs (`gnn-solver`)."""
+    spec = campaign()[track]
     args = ["llm", "campaign", "--models", campaign()["model"], "--competitions",
             *spec["competitions"], "--provider", "replay", "--strict-replay",
-            "--recordings", str(CAMPAIGN / "gnn" / "recordings"), "--runs",
+            "--recordings", str(CAMPAIGN / track / "recordings"), "--runs",
             str(tmp_path / "runs"), "--no-score", *spec["argv"], *UNSANDBOXED_FLAGS]
     code = main(args)
     runs = tmp_path / "runs" / spec["campaign"] / campaign()["model"]
@@ -146,7 +149,7 @@ def test_gnn_track_replays_to_the_committed_outcomes(tmp_path: Path):
                          "(campaigns/qwen2.5-coder-0.5b-local/README.md)")
     assert code == 0
     for slug in spec["competitions"]:
-        committed = read_json(CAMPAIGN / "gnn" / "summaries" / f"{slug}.json")
+        committed = read_json(CAMPAIGN / track / "summaries" / f"{slug}.json")
         summary = read_json(runs / slug / "summary.json")
         assert summary["prompt_hash"] == committed["prompt_hash"], slug
         for key in ("stop_reason", "attempts", "calls", "tokens_in", "tokens_out"):
