@@ -293,6 +293,23 @@ def lc743_never_minus_one(times: list[list[int]], n: int, k: int) -> int:
     return max(_delays(times, n, k).values())
 
 
+def lc743_ignores_lone_nodes(times: list[list[int]], n: int, k: int) -> int:
+    """Counts only the nodes that appear in some link (and k): a node in no link is never
+    waited for."""
+    dist = _delays(times, n, k)
+    seen = {k} | {x for u, v, _ in times for x in (u, v)}
+    return max(dist.values()) if seen <= dist.keys() else -1
+
+
+def lc743_crosses_self_links(times: list[list[int]], n: int, k: int) -> int:
+    """Waits for the signal to cross every self-link of a reached node too, as if a link
+    from a node to itself had to be traversed."""
+    dist = _delays(times, n, k)
+    if len(dist) != n:
+        return -1
+    return max([*dist.values(), *(dist[u] + w for u, v, w in times if u == v and u in dist)])
+
+
 def lc743_two_way_links(times: list[list[int]], n: int, k: int) -> int:
     """Reads every link as two-way."""
     dist = _delays(times + [[v, u, w] for u, v, w in times], n, k)
@@ -1123,7 +1140,9 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
     "lc207": {"ignores self-pairs": lc207_ignores_self_pairs,
               "undirected cycle": lc207_undirected},
     "lc210": {"reversed pairs": lc210_reversed, "ignores self-pairs": lc210_ignores_self_pairs},
-    "lc743": {"never -1": lc743_never_minus_one, "two-way links": lc743_two_way_links},
+    "lc743": {"never -1": lc743_never_minus_one, "two-way links": lc743_two_way_links,
+              "ignores nodes in no link": lc743_ignores_lone_nodes,
+              "crosses self-links": lc743_crosses_self_links},
     "lc797": {"first path only": lc797_first_path_only,
               "shared visited set": lc797_shared_visited},
     "lc802": {"ignores self-loops": lc802_ignores_self_loops,

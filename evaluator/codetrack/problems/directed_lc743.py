@@ -40,8 +40,8 @@ class Solution:
 MAX_WEIGHT = 100
 
 
-def network_delay_time(times: list[list[int]], n: int, k: int) -> int:
-    """Dijkstra from k over 1-based ids; -1 if a node stays unreached."""
+def _arrivals(times: list[list[int]], n: int, k: int) -> dict[int, int]:
+    """Dijkstra from k over 1-based ids: the arrival time of every reached node."""
     succ: list[list[tuple[int, int]]] = [[] for _ in range(n + 1)]
     for u, v, w in times:
         succ[u].append((v, w))
@@ -55,6 +55,12 @@ def network_delay_time(times: list[list[int]], n: int, k: int) -> int:
         for v, w in succ[u]:
             if v not in dist:
                 heapq.heappush(heap, (d + w, v))
+    return dist
+
+
+def network_delay_time(times: list[list[int]], n: int, k: int) -> int:
+    """Dijkstra from k over 1-based ids; -1 if a node stays unreached."""
+    dist = _arrivals(times, n, k)
     return max(dist.values()) if len(dist) == n else -1
 
 
@@ -70,24 +76,54 @@ def in_contract(args: Mapping[str, Any]) -> bool:
     )
 
 
+def _reach_all(D: nx.DiGraph, rng: random.Random) -> tuple[int, set[tuple[int, int]]]:
+    """A start in a source component of D's condensation, and arcs from it to one node of
+    each other source component, so the start reaches every node of D. (Arcs between source
+    components never close a cycle, so DAGs stay DAGs.)"""
+    C = nx.condensation(D)
+    sources = [sorted(C.nodes[c]["members"]) for c in C if C.in_degree(c) == 0]
+    rng.shuffle(sources)
+    k = rng.choice(sources[0])
+    return k, {(k, rng.choice(members)) for members in sources[1:]}
+
+
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Weights 1..100, ids shifted to 1..n. In three weakly connected cases out of four the
-    start reaches every node (a few arcs are added when needed), so answers are not mostly -1;
-    disconnected graphs always give -1."""
+    start reaches every node (a few arcs are added when needed), so answers are not mostly -1.
+    Disconnected graphs always give -1; in half of them the start reaches every node that
+    appears in a link and only nodes in no link stay unreached (the statement's "a node that
+    appears in no link is still one of the n nodes"): if no node is in no link, the node with
+    the fewest arcs loses its arcs. Half the inputs that have a directed cycle get one to
+    four self-links (the statement allows them; they never help; a self-loop is a cycle, so no
+    label changes), one of them on a node the signal reaches last when it reaches all."""
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = set(D.edges())
     k = rng.randrange(n)
-    if rng.random() < 0.75 and nx.is_weakly_connected(D):
-        # Start in a source component of the condensation; if there are several, link the
-        # start to one node of each other source component, so the signal reaches everyone.
-        # (Arcs between source components never close a cycle, so DAGs stay DAGs.)
-        C = nx.condensation(D)
-        sources = [sorted(C.nodes[c]["members"]) for c in C if C.in_degree(c) == 0]
-        rng.shuffle(sources)
-        k = rng.choice(sources[0])
-        arcs |= {(k, rng.choice(members)) for members in sources[1:]}
+    if nx.is_weakly_connected(D):
+        if rng.random() < 0.75:
+            k, extra = _reach_all(D, rng)
+            arcs |= extra
+    elif rng.random() < 0.5:
+        lone = [v for v in D if D.degree(v) == 0]
+        if not lone:
+            fewest = min(D.degree(v) for v in D)
+            v = rng.choice([u for u in D if D.degree(u) == fewest])
+            arcs = {(a, b) for a, b in arcs if v not in (a, b)}
+        linked = D.edge_subgraph(arcs).copy()
+        if linked.number_of_nodes():
+            k, extra = _reach_all(linked, rng)
+            arcs |= extra
     times = [[u + 1, v + 1, rng.randint(1, MAX_WEIGHT)] for u, v in sorted(arcs)]
+    if rng.random() < 0.5 and not nx.is_directed_acyclic_graph(nx.DiGraph(list(arcs))):
+        # one self-link on a node the signal reaches last (when all are reached), so a
+        # solution that lets self-links count is caught; the others anywhere
+        loops = set(rng.sample(range(1, n + 1), rng.randint(1, 3)))
+        dist = _arrivals(times, n, k + 1)
+        if len(dist) == n:
+            latest = max(dist.values())
+            loops.add(rng.choice(sorted(v for v, d in dist.items() if d == latest)))
+        times += [[v, v, rng.randint(1, MAX_WEIGHT)] for v in sorted(loops)]
     rng.shuffle(times)
     return {"times": times, "n": n, "k": k + 1}
 
@@ -112,7 +148,9 @@ PROBLEM = register(
         notes=(
             "Published labels agree 700/700 but 71 % are -1 (planar/disconnected, "
             "sparse/connected, sparse/disconnected, sparse/acyclic are constant -1); only the "
-            "*/cyclic cells are informative. Generated cases prefer a start that reaches all."
+            "*/cyclic cells are informative. Generated cases prefer a start that reaches all; "
+            "half the disconnected ones are -1 only through nodes in no link, and half the "
+            "cyclic inputs carry self-links, one of them on a node reached last."
         ),
     )
 )
