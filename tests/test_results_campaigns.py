@@ -53,13 +53,16 @@ def test_a_committed_flat_summaries_folder_counts_its_failed_runs(tmp_path, empt
                                                                    capsys):
     copy = tmp_path / "my campaign" / "gnn"
     shutil.copytree(QWEN, copy)
+    recorded = {}
+    for path in sorted((QWEN / "summaries").glob("*.json")):
+        summary = json.loads(path.read_text())
+        assert summary["status"] == "failed"  # the committed campaign: no valid file anywhere
+        recorded[summary["slug"]] = summary["failure"]["mode"]
+    assert len(recorded) == 5
     for given in (copy, copy / "summaries"):  # the campaign folder or its summaries folder
         result = gaps_json(capsys, "--ledger", empty_ledger, "--runs", given)
-        assert failed_pairs(result) == {"gnn-bace": "response_format",
-                                        "gnn-cora": "response_format",
-                                        "mix-props": "response_format",
-                                        "park-gnn": "response_format",
-                                        "solubility": "malformed_submission"}
+        # every recorded run appears with the failure mode its summary recorded
+        assert failed_pairs(result) == recorded
         assert result["failures"] == 5  # counted as failures, not dropped
         assert result["failures_without_human_top"] == 2  # mix-props, solubility: no top
         assert result["pairs"] == 3 and result["tie_or_beat"] == 0

@@ -17,7 +17,7 @@ from tests.test_github_code_board import code_row
 pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra")
 
 REPO = "https://github.com/example/gnncb"
-COMMITTED_LLM = "acf4d0a9f7b181c7f598db7b71be12bed17e142c6097cf7719c4efe553e33fd0"
+COMMITTED_LLM = "2f427bd862daac8bb0a27a9812583c439a0305b36cae95dd15930fbeed1395ef"
 OUTSIDE = f"{8:064x}"
 
 
@@ -106,7 +106,7 @@ def test_llm_run_facts_read_as_text_and_link_only_committed_run_logs(site):
     assert facts["provider"] == "openai-compatible"
     assert facts["prompt template hash"].startswith("sha256:9a497df9df5ef44e")
     assert "variant code_ssd_v1" in facts["prompt template hash"]
-    assert facts["repairs"] == "at most 0 per problem (lc1971: 0, lc207: 0); 2 allowed"
+    assert facts["repairs"] == "at most 0 per problem (lc1319: 0, lc1615: 0, lc2360: 0); 2 allowed"
     assert facts["campaign"] == "qwen-local-code"
     assert (f"{REPO}/tree/main/campaigns/qwen2.5-coder-0.5b-local",
             "campaigns/qwen2.5-coder-0.5b-local/") in page.links

@@ -123,12 +123,13 @@ def test_the_board_and_site_csv_are_the_old_one_pass_per_row_csv(specs, alone):
 
 
 def _old_csv(spec, entries) -> str:
-    """standings_csv as it was before the one-pass writer (the oracle)."""
+    """standings_csv as it was before the one-pass writer (the oracle), with the scored_on
+    column the boards gained since."""
     names = list(spec.metrics) + list(spec.derived)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["rank", "participant", "entrant", "method", "model", *names, "submissions",
-                "date", "digest"])
+                "date", "digest", "scored_on"])
 
     def cell(value: object) -> str:
         text = re.sub(r"[\r\n]+", " ", str(value))
@@ -141,7 +142,7 @@ def _old_csv(spec, entries) -> str:
                     *(repr(float(r["scores"][n])) if r["scores"].get(n) is not None else ""
                       for n in names),
                     e.submissions, (r.get("submitted_at") or r.get("scored_at") or "")[:10],
-                    r.get("digest", "")])
+                    r.get("digest", ""), r.get("scored_on", "all")])
     return out.getvalue()
 
 
