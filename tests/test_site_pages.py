@@ -147,7 +147,7 @@ def test_code_track_page_tests_vanilla_against_ssd_and_says_what_is_not_shown(si
     assert (problems, b_better, a_better, ties) == ("3", "3", "0", "0")
     assert pair[10] == "0.25"  # exact sign test, 3 of 3 problems better
     assert "Not shown in this build" in page.joined and "--code-runs RUN_DIR" in page.joined
-    assert "the command gnncb code report writes it" not in page.joined  # the old placeholder
+    assert "the command gnncb code report writes it" not in page.joined
 
 
 @pytest.fixture(scope="module")

@@ -187,11 +187,6 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
                  for v, xs in sorted(variants.items())], "svg": "",
         "note": "" if variants else "No LLM entry on this board yet.",
         "caption": "Counted LLM entries by the prompt variant their run recorded"})
-    sections.append({
-        "title": "Pass rate per category × sub-category", "header": [], "rows": [], "svg": "",
-        "caption": "", "note": "The ledger keeps passes per problem, not per case, so the "
-        "category × sub-category table (directed | undirected) comes from the judged cases: "
-        "the command gnncb code report writes it for a run folder."})
     return {"about": f"Code track {board.slug} version {board.version}: each submission is "
             "judged on its own generated cases; ranked by pass rate, then problems solved.",
             "columns": ["pass rate", "passed / cases", "problems solved"], "entries": entries,

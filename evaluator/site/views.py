@@ -293,15 +293,11 @@ def ledger_pair_section(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def track_sections(sections: list[dict[str, Any]], rows: list[dict[str, Any]],
                    judged: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A code-track page's sections with the results the track's own page cannot compute:
-    the paired vanilla-vs-SSD test after the prompt grouping, and the judged runs' tables in
-    place of the board's category x sub-category placeholder."""
+    the paired vanilla-vs-SSD test after the prompt grouping, then the judged runs' category
+    x sub-category table (or the section saying why it is not shown)."""
     out: list[dict[str, Any]] = []
-    placeholder = False
     for section in sections:
-        if section["title"].startswith(TABLE2_TITLE) and not section["rows"]:
-            placeholder = True  # the board's own note: replaced below
-            continue
         out.append(section)
         if section["title"].lower().startswith("vanilla vs ssd"):
             out.append(ledger_pair_section(rows))
-    return out + judged_sections(judged) if placeholder or judged else out
+    return out + judged_sections(judged)
