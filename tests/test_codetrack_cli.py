@@ -187,7 +187,16 @@ def test_submit_score_writes_one_ledger_row(tmp_path: Path, capsys) -> None:
     assert row["scores"]["problems_solved"] == 1
     # every other problem counts as failed, so one solved problem is a small pass rate
     assert 0 < row["scores"]["pass_rate"] < 0.1
-    assert run(*argv) == 0  # same files, same digest: no second row
+    # the interval resamples the 40 problems: a resample draws no lc207 with probability
+    # (39/40)^40 = 0.36 > 2.5 %, so the lower end is 0; the upper end is above the score
+    iv = row["intervals"]["pass_rate"]
+    assert (iv["clusters"], iv["cluster_name"], iv["n"]) == (40, "problems",
+                                                             row["scores"]["cases"])
+    assert iv["low"] == 0.0 and row["scores"]["pass_rate"] < iv["high"] < 0.25
+    assert run(*argv[:-1]) == 0  # same files, same digest: no second row
+    out = capsys.readouterr().out
+    assert f"[95% interval over problems: 0.00-{100 * iv['high']:.2f} %]" in out
+    assert "already in" in out
     assert len(Ledger(ledger).rows()) == 1
     (solutions / "lc207.py").write_text(KAHN + "\n# resubmitted\n")
     assert run(*argv) == 0

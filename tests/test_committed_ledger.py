@@ -53,6 +53,20 @@ def test_every_active_committed_row_has_its_envelope_intervals_and_public_score(
     assert problems == [], "\n".join(problems)
 
 
+def test_every_active_committed_code_track_row_has_its_pass_rate_interval():
+    """Code-track rows: the interval over problems, recomputed here from the row's own
+    per-problem counts (a row's interval must describe the score shown beside it)."""
+    from evaluator.codetrack.board import BOARDS
+    from evaluator.codetrack.intervals import row_interval
+
+    rows = [r for r in active_submissions(Ledger(LEDGER).rows()) if r["slug"] in BOARDS]
+    assert rows, "the committed ledger has a code-track row (the real model's)"
+    for r in rows:
+        board = BOARDS[r["slug"]]
+        assert r.get("intervals", {}).get("pass_rate") == row_interval(
+            r, slug=board.slug, version=board.version), r["digest"][:12]
+
+
 def test_superseded_rows_are_withdrawn_with_a_reason_not_removed():
     """The 24 rows scored on the whole split before envelopes were stored are still in the
     file (history is not rewritten), each with a withdrawal naming the row that replaced it,

@@ -150,6 +150,38 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     return report
 
 
+def rescore_board(root: Path, board: Any, *, by: str = "", dry_run: bool = False
+                  ) -> RescoreReport:
+    """Re-score the active rows of a track board (no competition.yaml, no envelopes): the board
+    says what changes in each row (`board.rescore_row(row)`, None for nothing) and why; the
+    audit line has the same shape as a competition's, and its digest is derived from the target
+    and the board's basis, so running it twice adds nothing."""
+    ledger = Ledger(ledger_path(Path(root)))
+    rows = [r for r in active_submissions(ledger.rows())
+            if r["slug"] == board.slug and r["version"] == board.version]
+    report = RescoreReport(board.slug, board.version)
+    for r in rows:
+        try:
+            change = board.rescore_row(r)
+        except (KeyError, TypeError, ValueError) as err:
+            report.failed.append((r["digest"], f"cannot re-score: {err}"))
+            continue
+        report.checked += 1
+        if change is None:
+            continue
+        basis = change.pop("basis")
+        report.changed.append({
+            "type": RESCORE,
+            "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{basis}".encode()
+                                     ).hexdigest(),
+            "target": r["digest"], "slug": board.slug, "version": board.version,
+            "participant": r["participant"], "previous": r["scores"], "labels": basis,
+            "by": by, "at": now_iso(), **change})
+    if report.changed and not dry_run:
+        report.written = ledger.append_many(report.changed)
+    return report
+
+
 def find_submission(rows: list[dict[str, Any]], digest: str) -> dict[str, Any]:
     """The submission row whose digest is `digest` or starts with it (>= 8 hex characters)."""
     digest = digest.strip().lower()

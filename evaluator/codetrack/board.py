@@ -72,6 +72,22 @@ class CodeBoard:
         """Plain data of this board's site page (called by evaluator.site.build)."""
         return site_page(self, table, shown)
 
+    def rescore_row(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """What `gnncb ledger rescore graph-coding` changes in one active row (None: nothing).
+
+        Rows scored before the pass rate had an interval get it from their own per-problem
+        counts (the interval depends on nothing else), so no solution is re-judged and the
+        score stays as it is."""
+        if (row.get("intervals") or {}).get("pass_rate"):
+            return None
+        from evaluator.codetrack.intervals import row_interval
+
+        return {"scores": row["scores"], "basis": "pass-rate-interval-v1",
+                "intervals": {"pass_rate": row_interval(row, slug=self.slug,
+                                                        version=self.version)},
+                "reason": "adds the 95% pass-rate interval over problems, computed from the "
+                          "row's own per-problem counts (scores unchanged, nothing re-judged)"}
+
     @property
     def submissions(self) -> str:
         """Repository path of the submission folders, e.g. competitions/graph-coding/submissions."""
@@ -114,14 +130,19 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entr
     `context` is `evaluator.render.board_context` (ledger, top N, CSV); `table` the standings
     when the caller ranked already."""
     from evaluator.render import TOP, board_context, ledger_label, render
+    from evaluator.results.board import annotate, interval_note
 
     table = table if table is not None else standings(board, rows)  # type: ignore[arg-type]
     context = {**board_context(board.slug, len(table), ledger_label(None), TOP), **context}
+    shown = table[:context["top"]]
     entries = []
-    for e in table[:context["top"]]:
+    for e, extra in zip(shown, annotate(board, [e.row for e in shown]), strict=True):
         r = e.row
         s = r["scores"]
+        iv = extra["interval"]
         entries.append({
+            "ci": Markup(f"[{100 * iv['low']:.2f}, {100 * iv['high']:.2f}] %")  # noqa: S704
+            if iv else Markup("–"), "overlap": extra["overlap"],
             "rank": e.rank, "participant": r["participant"], "entrant": r["entrant"],
             "method": r.get("method", ""), "model": r.get("model", ""),
             "pass_rate": _percent(s.get("pass_rate")), "passed": int(s.get("passed", 0)),
@@ -129,14 +150,15 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entr
             "problems": int(s.get("problems", 0)), "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
         })
-    return render("leaderboard_codetrack.md.j2", board=board, entries=entries, **context)
+    return render("leaderboard_codetrack.md.j2", board=board, entries=entries,
+                  interval_note=interval_note(board, [e.row for e in shown]), **context)
 
 
 def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any]:
     """Standings plus pass rates per direction, concept and difficulty (from the ledger's
     per-problem counts of every counted entry) and per prompt variant (vanilla vs SSD)."""
     from evaluator.codetrack.problem import all_problems
-    from evaluator.site.views import entry_id, kind_of
+    from evaluator.site.views import entry_id, interval_of, kind_of
 
     problems = all_problems()
     entries = []
@@ -147,9 +169,12 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
             "kind": kind_of(r), "entrant": r.get("entrant", ""), "method": r.get("method", ""),
             "model": r.get("model", ""), "team": r.get("team", ""), "row": r,
             "scores": {k.score: s.get(k.score) for k in board.rank_by},
-            "primary": s.get("pass_rate"), "interval": None, "submissions": e.submissions,
+            "primary": s.get("pass_rate"), "interval": interval_of(r, "pass_rate"),
+            "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
             "cells": [f"{100 * float(s.get('pass_rate', 0)):.2f} %",
+                      (f"{100 * iv[0]:.2f} – {100 * iv[1]:.2f} %"
+                       if (iv := interval_of(r, "pass_rate")) else "not recorded"),
                       f"{int(s.get('passed', 0))} / {int(s.get('cases', 0))}",
                       f"{int(s.get('problems_solved', 0))} / {int(s.get('problems', 0))}"]})
     groups: dict[str, dict[str, list[int]]] = {"direction": {}, "concept": {}, "difficulty": {}}
@@ -189,7 +214,8 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
         "caption": "Counted LLM entries by the prompt variant their run recorded"})
     return {"about": f"Code track {board.slug} version {board.version}: each submission is "
             "judged on its own generated cases; ranked by pass rate, then problems solved.",
-            "columns": ["pass rate", "passed / cases", "problems solved"], "entries": entries,
+            "columns": ["pass rate", "95 % interval (problems resampled)", "passed / cases",
+                        "problems solved"], "entries": entries,
             "sections": sections}
 
 

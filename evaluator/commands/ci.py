@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -176,19 +177,40 @@ def cmd_pr_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _track_board(value: str, root: Path) -> Any | None:
+    """The registered track board `value` names (slug or competitions/<slug> folder) when that
+    board's folder exists under `root`; None for everything else (competitions included)."""
+    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board
+    from evaluator.boards import board_of_folder
+
+    path = Path(value)
+    for folder in (path, Path(root) / "competitions" / path.name):
+        board = board_of_folder(folder) if folder.is_dir() else None
+        if board is not None and hasattr(board, "rescore_row"):
+            return board
+    return None
+
+
 def cmd_ledger_rescore(args: argparse.Namespace) -> int:
-    from evaluator.ci.ledger_ops import rescore
+    from evaluator.ci.ledger_ops import rescore, rescore_board
     from evaluator.ci.record import rerender
 
     root = args.root or repo_root()
-    slug = competition_slug(args.slug, args.root)
-    report = rescore(root, slug, load_keys(args.private_key), reason=args.reason,
-                     by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
+    board = _track_board(args.slug, root)
+    if board is not None:  # a track's board (graph-coding): no hidden labels, no key needed
+        report = rescore_board(root, board, by=args.by, dry_run=args.dry_run)
+    else:
+        slug = competition_slug(args.slug, args.root)
+        report = rescore(root, slug, load_keys(args.private_key), reason=args.reason,
+                         by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
     print(f"{report.slug} v{report.version}: re-scored {report.checked} active submission(s); "
           f"{len(report.changed)} changed")
     for row in report.changed:
-        print(f"  {row['target'][:12]} {row['participant']}: {row['previous']} -> "
-              f"{row['scores']}")
+        if row["previous"] == row["scores"]:
+            print(f"  {row['target'][:12]} {row['participant']}: {row['reason']}")
+        else:
+            print(f"  {row['target'][:12]} {row['participant']}: {row['previous']} -> "
+                  f"{row['scores']}")
     for digest, why in report.failed:
         print(f"  could not re-score {digest[:12]}: {why}")
     for digest in report.missing:

@@ -415,6 +415,7 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
         make_plan,
         seed_from_digest,
     )
+    from evaluator.codetrack.intervals import case_counts, pass_rate_interval
     from evaluator.codetrack.judge import Candidate, judge_case_set
     from evaluator.codetrack.problem import all_problems
     from evaluator.ledger import SUBMISSION, now_iso
@@ -446,6 +447,11 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
     total = sum(judged.get(pid, planned[pid]) for pid in registry)
     passed = sum(per_problem.values())
     solved = sum(1 for pid, n in per_problem.items() if n == judged[pid] and n > 0)
+    # 95% interval over problems (clusters), from the same counts as the pass rate
+    _, passed_by, cases_by = case_counts(
+        {pid: {"passed": per_problem[pid], "cases": judged[pid]} for pid in per_problem},
+        planned)
+    interval = pass_rate_interval(passed_by, cases_by, slug=SLUG, version=VERSION)
     stamp = now_iso()
     return {
         "type": SUBMISSION,
@@ -466,6 +472,7 @@ def score_submission(args: argparse.Namespace) -> dict[str, Any]:
         },
         "per_problem": {pid: {"passed": per_problem[pid], "cases": judged[pid]}
                         for pid in per_problem},
+        "intervals": {"pass_rate": interval},
         "declared": {"plan": "paper", "per_cell": per_cell,
                      "seed_source": "practice" if args.practice else "digest",
                      "isolation": summary["isolation"]},
@@ -501,7 +508,9 @@ def cmd_submit_score(args: argparse.Namespace) -> int:
         print(json.dumps(row, sort_keys=True))
     else:
         s = row["scores"]
+        ci = row["intervals"]["pass_rate"]
         print(f"{row['participant']} ({row['entrant']}): pass rate {100 * s['pass_rate']:.2f} % "
+              f"[95% interval over problems: {100 * ci['low']:.2f}-{100 * ci['high']:.2f} %] "
               f"on {s['cases']} cases, {s['problems_solved']}/{s['problems']} problems fully "
               f"solved (seed {row['seed']})")
         if args.ledger:
