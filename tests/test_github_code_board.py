@@ -15,6 +15,7 @@ from evaluator.ci.code import CodeResult, digest_of, read_code_result
 from evaluator.cli import GROUPS, build_parser, main
 from evaluator.codetrack.board import BOARDS, board_page, only_code_track
 from evaluator.codetrack.cases import make_plan, seed_from_digest
+from evaluator.codetrack.intervals import row_interval
 from evaluator.codetrack.problem import all_problems
 from evaluator.commands import code as code_cmd
 from evaluator.errors import ConfigError
@@ -38,7 +39,7 @@ def code_row(participant: str, passed: dict[str, int], *, digest: str | None = N
     total = sum(passed.values())
     digest = digest or hashlib.sha256(f"{participant}|{sorted(passed.items())}|{at}".encode()
                                       ).hexdigest()
-    return {
+    row = {
         "type": "submission", "digest": digest, "slug": "graph-coding", "version": 1,
         "participant": participant, "participant_id": participant_id, "entrant": entrant,
         "method": "m", "model": "", "team": "",
@@ -50,6 +51,8 @@ def code_row(participant: str, passed: dict[str, int], *, digest: str | None = N
                      "isolation": ["full"]},
         "seed": seed_from_digest(digest), "pr": pr, "submitted_at": at, "scored_at": at,
     }
+    row["intervals"] = {"pass_rate": row_interval(row, slug="graph-coding", version=1)}
+    return row
 
 
 def cases_of(pid: str, per_cell: int = 1) -> int:
@@ -181,6 +184,9 @@ FORGERIES = {
     "baseline entrant": (lambda r: r.update(entrant="baseline"), "entrant"),
     "someone else's row": (lambda r: r.update(participant="bob"), "participant"),
     "malformed counts": (lambda r: r["per_problem"].update(lc997=[1, 2]), "malformed row"),
+    "interval narrowed": (lambda r: r["intervals"]["pass_rate"].update(low=0.01, high=0.011),
+                          "interval is not the one its counts give"),
+    "interval dropped": (lambda r: r.pop("intervals"), "interval is not the one"),
 }
 
 

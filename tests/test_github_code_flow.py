@@ -130,6 +130,12 @@ def test_forged_artifact_is_refused_by_publish(code_arena: Arena, fake: FakeGitH
     path.write_text(json.dumps(forged))
     with pytest.raises(Exception, match="case counts do not add up"):
         read_code_result(path)
+    # an interval narrower than the counts give (claiming a certainty 2 problems cannot)
+    forged = json.loads(json.dumps(raw))
+    forged["row"]["intervals"]["pass_rate"]["low"] = forged["row"]["scores"]["pass_rate"]
+    path.write_text(json.dumps(forged))
+    with pytest.raises(Exception, match="interval is not the one its counts give"):
+        read_code_result(path)
     # files swapped after judging: the blobs no longer hash to the judged digest
     swapped = CodeResult.model_validate({**raw, "files": {
         **raw["files"], "lc997.py": raw["files"]["lc1557.py"]}})

@@ -150,6 +150,17 @@ def test_code_track_page_tests_vanilla_against_ssd_and_says_what_is_not_shown(si
     assert "the command gnncb code report writes it" not in page.joined
 
 
+def test_code_track_standings_show_each_entrys_interval_over_problems(site):
+    from tests.site_fixtures import code_rows
+
+    page = read(site / "tracks" / "graph-coding.html")
+    for row in code_rows():
+        lo, hi = (row["intervals"]["pass_rate"][k] for k in ("low", "high"))
+        [shown] = [r for r in page.rows if len(r) > 5 and r[1] == row["participant"]]
+        assert f"{100 * lo:.2f} – {100 * hi:.2f} %" in shown, shown
+    assert "95 % interval (problems resampled)" in page.joined
+
+
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory) -> tuple[Path, Path]:
     """Two judged code-track runs (the reference labelled vanilla, constants labelled ssd)."""

@@ -412,6 +412,12 @@ def _check_row(row: Mapping[str, Any], board: CodeBoard) -> None:
     solved = sum(1 for v in per.values() if int(v["passed"]) == int(v["cases"]) > 0)
     if scores.get("problems_solved") != solved:
         raise ValueError("problems_solved does not match per_problem")
+    # the interval is a function of the counts just checked: recompute it, believe nothing
+    from evaluator.codetrack.intervals import row_interval
+
+    if (row.get("intervals") or {}).get("pass_rate") != row_interval(
+            row, slug=board.slug, version=board.version):
+        raise ValueError("the row's pass-rate interval is not the one its counts give")
 
 
 def write_code_result(result: CodeResult, path: Path) -> None:
