@@ -140,3 +140,9 @@ def test_ledger_rescore_gives_old_code_rows_their_interval_once(tmp_path: Path, 
     assert "0 changed" in capsys.readouterr().out
     assert len(Ledger(ledger).rows()) == len(rows)
     assert json.loads(ledger.read_text().splitlines()[-1])["type"] == RESCORE
+    # the maintainer's listing: the row is marked re-scored, counts print as counts
+    main(["ledger", "list", "--ledger", str(ledger), "--participant", "octo"])
+    listed = capsys.readouterr().out
+    passed = code_row()["scores"]["passed"]
+    assert "rescored" in listed and f"passed={passed}," in listed
+    assert f"pass_rate={code_row()['scores']['pass_rate']:.4f}" in listed

@@ -256,7 +256,9 @@ def _ledger_rows(path: Path | None) -> tuple[Path, list]:
 
 
 def _scores_text(scores: dict) -> str:
-    return ", ".join(f"{k}={v:.4f}" for k, v in scores.items())
+    """Scores at 4 decimals; counts (integers, e.g. the code track's passed/cases) as counts."""
+    return ", ".join(f"{k}={v}" if isinstance(v, int) else f"{k}={v:.4f}"
+                     for k, v in scores.items())
 
 
 def _ledger_slug(value: str, rows: list) -> str:
