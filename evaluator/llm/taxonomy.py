@@ -43,7 +43,7 @@ _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolut
                       r"No address associated with hostname|socket\.connect|create_connection")
 _READING = ("FileNotFoundError", "EmptyDataError", "ParserError", "UnicodeDecodeError",
             "IsADirectoryError", "NotADirectoryError")
-_GRAPH = re.compile(r"edge_index|edge_attr|\bedges?\b|adjacen|\badj\w*|networkx|\bnx\.|"
+_GRAPH = re.compile(r"edge_index|edge_attr|\bscatter|\bedges?\b|adjacen|\badj\w*|networkx|\bnx\.|"
                     r"num_nodes|\bgraph|to_undirected|coalesce|add_self_loops|from_scipy|"
                     r"csr_matrix|coo_matrix|sparse|\bneighbou?r", re.IGNORECASE)
 _FEATURE = re.compile(r"mat1 and mat2|cannot be multiplied|shapes? .*(?:mismatch|not aligned)|"
