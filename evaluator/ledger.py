@@ -190,29 +190,44 @@ class Ledger:
 
 
 def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Submission rows not withdrawn, with the latest re-score applied, in ledger order."""
-    withdrawn = {r["digest"] for r in rows if r["type"] == WITHDRAWAL}
+    """Submission rows not withdrawn, with the latest re-score applied, in ledger order.
+
+    One pass sorts the rows by type; a second pass over the submissions applies the audit
+    lines only when there are any (a ledger without corrections returns its submission rows
+    as they are: at 100,000 rows the three passes this used to make were a tenth of a build).
+    """
+    subs: list[dict[str, Any]] = []
+    withdrawn: set[str] = set()
     rescored: dict[str, dict[str, Any]] = {}
     stale: dict[str, dict[str, Any]] = {}
+    append = subs.append
     for r in rows:
-        if r["type"] == RESCORE:
+        kind = r["type"]
+        if kind == SUBMISSION:
+            append(r)
+        elif kind == WITHDRAWAL:
+            withdrawn.add(r["digest"])
+        elif kind == RESCORE:
             rescored[r["target"]] = r
             stale.pop(r["target"], None)
-        elif r["type"] == STALE:
+        elif kind == STALE:
             stale[r["target"]] = r
+    if not (withdrawn or rescored or stale):
+        return subs
     out = []
-    for r in rows:
-        if r["type"] != SUBMISSION or r["digest"] in withdrawn:
+    for r in subs:
+        digest = r["digest"]
+        if digest in withdrawn:
             continue
-        if r["digest"] in rescored:
-            audit = rescored[r["digest"]]
+        if digest in rescored:
+            audit = rescored[digest]
             r = {**r, "scores": audit["scores"], "rescored_at": audit["at"]}
             for key in ("scored_on", "sealed_scores", "intervals"):  # a re-score onto the
                 # public part, or one that adds the score intervals
                 if key in audit:
                     r[key] = audit[key]
-        if r["digest"] in stale:
-            r = {**r, "stale_since": stale[r["digest"]]["at"]}
+        if digest in stale:
+            r = {**r, "stale_since": stale[digest]["at"]}
         out.append(r)
     return out
 

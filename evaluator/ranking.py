@@ -165,13 +165,29 @@ def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]], *
         if subset is not None and not r.get("late"):
             subset.append(r)
     for r in rows:
-        if r["type"] == FINAL_CHOICE or (r["type"] == SUBMISSION
-                                         and r.get("final_choice") is not None):
+        if carries_choice(r):
             subset = choices.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
             if subset is not None:
                 subset.append(r)
-    return {s.slug: _standings(s, *_counted(s, mine[(s.slug, s.version)],
-                                            choices[(s.slug, s.version)]))
+    return standings_routed(specs, {s.slug: mine[(s.slug, s.version)] for s in specs},
+                            {s.slug: choices[(s.slug, s.version)] for s in specs})
+
+
+def carries_choice(row: dict[str, Any]) -> bool:
+    """A row that may name a participant's final choice (read by `_counted`)."""
+    kind = row["type"]
+    return kind == FINAL_CHOICE or (kind == SUBMISSION and row.get("final_choice") is not None)
+
+
+def standings_routed(specs: Iterable[Any], on_time: Mapping[str, list[dict[str, Any]]],
+                     choices: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[Entry]]:
+    """`standings_by_competition` from rows a caller routed already (slug -> its active,
+    on-time submissions of the current version, and slug -> the rows of that slug and version
+    that may carry a final choice, `carries_choice`; both in ledger order).
+
+    Why: `evaluator.render.Prepared` routes every row to its competition for the site anyway;
+    routing them a second time here was a pass over the whole ledger for nothing."""
+    return {s.slug: _standings(s, *_counted(s, on_time[s.slug], choices[s.slug]))
             for s in specs}
 
 

@@ -35,10 +35,16 @@ from markupsafe import Markup
 from evaluator import gcpause
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
-from evaluator.ledger import active_submissions
+from evaluator.ledger import SUBMISSION, active_submissions
 from evaluator.paths import repo_root, templates_dir
 from evaluator.phases import REVEAL, revealed
-from evaluator.ranking import Entry, final_standings, standings_by_competition
+from evaluator.ranking import (
+    FINAL_CHOICE,
+    Entry,
+    final_standings,
+    standings_by_competition,
+    standings_routed,
+)
 from evaluator.spec import CompetitionSpec
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
@@ -316,12 +322,17 @@ class Prepared:
     def __init__(self, specs: Iterable[Any], rows: list[dict[str, Any]]) -> None:
         specs = list(specs)
         self.rows = rows
-        seen: set[Any] = set()  # every slug the ledger names, and its reveal rows: one pass
-        reveals: dict[tuple[str, int], dict[str, Any]] = {}
+        seen: set[Any] = set()  # every slug the ledger names, its reveal rows and the rows
+        reveals: dict[tuple[str, int], dict[str, Any]] = {}  # that may carry a final
+        choice_rows: list[dict[str, Any]] = []  # choice: one pass
         for r in rows:
             seen.add(r.get("slug"))
-            if r["type"] == REVEAL:  # the latest reveal row of a version counts
+            kind = r["type"]
+            if kind == REVEAL:  # the latest reveal row of a version counts
                 reveals[(r.get("slug"), r.get("version"))] = r  # type: ignore[index]
+            elif kind == FINAL_CHOICE or (kind == SUBMISSION
+                                          and r.get("final_choice") is not None):
+                choice_rows.append(r)  # as `ranking.carries_choice`, inline
         self.boards = boards_for(specs, ({"slug": slug} for slug in seen))
         self.specs = [s for s in specs if not is_board(s)]
         self.slugs = {s.slug for s in self.specs} | {b.slug for b in self.boards}
@@ -337,8 +348,16 @@ class Prepared:
             slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
             if slug is not None:
                 self.submissions[slug].append(r)
+        choices: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
+        for r in choice_rows:
+            slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
+            if slug is not None:
+                choices[slug].append(r)
         self.reveals = {s.slug: reveals.get((s.slug, s.version)) for s in every}
-        self.tables = standings_by_competition(every, rows, active=self.active)
+        # ranked from the rows routed just now (late rows never count)
+        self.tables = standings_routed(every, {
+            slug: [r for r in subs if not r.get("late")]
+            for slug, subs in self.submissions.items()}, choices)
         self._csv: dict[str, str] = {}
 
     def csv(self, spec: Any) -> str:
