@@ -74,9 +74,19 @@ def check_human(spec: CompetitionSpec, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _says_not_gnn(row: dict[str, Any], declared: dict[str, Any]) -> bool:
-    """The method or the notes say the model is not a GNN."""
-    return _NOT_GNN.search(f"{row.get('method') or ''} {declared.get('notes') or ''}") \
-        is not None
+    """The method or the notes say the model is not a GNN (remembered per text: a ledger
+    repeats a few method descriptions over thousands of rows)."""
+    text = f"{row.get('method') or ''} {declared.get('notes') or ''}"
+    found = _SAYS_NOT_GNN.get(text)
+    if found is None:
+        found = _NOT_GNN.search(text) is not None
+        if len(_SAYS_NOT_GNN) >= 4096:  # bounded: a ledger of unique texts only refills it
+            _SAYS_NOT_GNN.clear()
+        _SAYS_NOT_GNN[text] = found
+    return found
+
+
+_SAYS_NOT_GNN: dict[str, bool] = {}
 
 
 def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "repairs"

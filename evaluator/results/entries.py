@@ -43,9 +43,12 @@ def family_of(model: str) -> str:
     return "Other"
 
 
+_ENTRANTS = frozenset(("human", "llm-api", "llm-agent", "baseline"))
+
+
 def _kind(row: dict[str, Any]) -> str:
     entrant = row.get("entrant") or "human"
-    return entrant if entrant in ("human", "llm-api", "llm-agent", "baseline") else "human"
+    return entrant if entrant in _ENTRANTS else "human"
 
 
 def _interval(row: dict[str, Any], score: str) -> list[float] | None:
@@ -111,13 +114,17 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
         score = spec.primary_score
         mine = [r for r in by_version.get((spec.slug, spec.version), ())
                 if score in (r.get("scores") or {})]
-        latest: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        latest: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {}
         llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        check = conformance.check_row
-        for r in mine:
-            verdict = check(spec, r, k_reading=k_reading)
-            kind = _kind(r)
-            if verdict["status"] == conformance.OUT:
+        check, check_human, out = conformance.check_row, conformance.check_human, conformance.OUT
+        for r in mine:  # the one per-row loop: as check_row and _kind, with one lookup
+            entrant = r.get("entrant") or "human"
+            if entrant == "human":
+                verdict, kind = check_human(spec, r), "human"
+            else:
+                verdict = check(spec, r, k_reading=k_reading)
+                kind = entrant if entrant in _ENTRANTS else "human"
+            if verdict["status"] == out:
                 excluded.append({"competition": spec.slug, "entrant": _name(r), "kind": kind,
                                  "score": float(r["scores"][score]),
                                  "digest": r["digest"][:12], **verdict})
@@ -125,10 +132,10 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             if kind in LLM_KINDS:
                 llm_runs[(_name(r), kind)].append({**_run(r, score), **verdict})
             else:
-                latest[r["participant"].lower()] = (r, verdict)  # no per-row copy
-        for r, verdict in latest.values():
+                latest[r["participant"].lower()] = (r, verdict, kind)  # no per-row copy
+        for r, verdict, kind in latest.values():
             entries.append({"competition": spec.slug, "entrant": r["participant"],
-                            "kind": _kind(r), "family": "", "score": float(r["scores"][score]),
+                            "kind": kind, "family": "", "score": float(r["scores"][score]),
                             "sem": None, "runs": [_run(r, score)] if human_runs else [],
                             "interval": _interval(r, score), "protocol": verdict["status"],
                             "deviations": verdict["deviations"],
