@@ -212,6 +212,16 @@ def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             stale.pop(r["target"], None)
         elif kind == STALE:
             stale[r["target"]] = r
+    return apply_audits(subs, withdrawn, rescored, stale)
+
+
+def apply_audits(subs: list[dict[str, Any]], withdrawn: set[str],
+                 rescored: dict[str, dict[str, Any]], stale: dict[str, dict[str, Any]]
+                 ) -> list[dict[str, Any]]:
+    """Submission rows (ledger order) without the withdrawn ones, with the latest re-score
+    and stale mark applied; `subs` itself when there is nothing to apply. The audit lines
+    are read by the caller, in ledger order (`active_submissions`, or a renderer that reads
+    them in its own single pass over the ledger)."""
     if not (withdrawn or rescored or stale):
         return subs
     out = []

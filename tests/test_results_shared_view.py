@@ -22,6 +22,7 @@ import pytest
 from evaluator.commands.core import load_all_specs
 from evaluator.ledger import active_submissions
 from evaluator.paths import competitions_dir
+from evaluator.ranking import standings_by_competition
 from evaluator.render import prepare
 from evaluator.results import api, conformance
 
@@ -102,6 +103,29 @@ def test_site_dataset_from_the_shared_view_gives_the_results_of_the_ledger(specs
     assert api.humans_result(shared) == humans
     assert api.gaps_result(shared, api.humans_result(shared)) == api.gaps_result(full)
     assert api.families_result(shared) == api.families_result(full)
+
+
+def test_the_shared_view_routes_and_ranks_what_active_submissions_keeps(specs):
+    rows = random_ledger(specs, 2000, 4)
+    rng = random.Random(4)
+    subs = [r for r in rows if r["type"] == "submission"]
+    for i, t in enumerate(rng.sample(subs, 60)):
+        if i % 3 == 0:  # a row of another version: routed nowhere
+            rows.append({**t, "digest": f"v{i:063d}", "version": t["version"] + 1})
+        elif i % 3 == 1:
+            rows.append({"type": "stale", "digest": f"s{i:063d}", "target": t["digest"],
+                         "at": "2026-12-03T00:00:00Z"})
+        else:
+            rows.append({"type": "final-choice", "digest": f"c{i:063d}", "slug": t["slug"],
+                         "version": t["version"], "participant": t["participant"],
+                         "chosen": [t["digest"]]})
+    p = prepare(specs, rows)
+    every = [*p.specs, *p.boards]
+    active = active_submissions(rows)
+    for s in every:
+        assert p.submissions[s.slug] == [r for r in active if r["slug"] == s.slug
+                                         and r["version"] == s.version]
+    assert p.tables == standings_by_competition(every, rows)
 
 
 def _old_check_human(spec: Any, row: dict[str, Any]) -> dict[str, Any]:

@@ -112,13 +112,14 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                               "note": reference.note} if reference else None)
         competitions[spec.slug] = meta
         score = spec.primary_score
-        mine = [r for r in by_version.get((spec.slug, spec.version), ())
-                if score in (r.get("scores") or {})]
         latest: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {}
         llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         check, check_human, out = conformance.check_row, conformance.check_human, conformance.OUT
-        for r in mine:  # the one per-row loop: as check_row and _kind, with one lookup
-            entrant = r.get("entrant") or "human"
+        empty: dict[str, Any] = {}
+        for r in by_version.get((spec.slug, spec.version), ()):  # the one per-row loop
+            if score not in (r.get("scores") or empty):
+                continue  # no score to compare
+            entrant = r.get("entrant") or "human"  # as check_row and _kind, looked up once
             if entrant == "human":
                 verdict, kind = check_human(spec, r), "human"
             else:
