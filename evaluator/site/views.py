@@ -124,13 +124,16 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         if i < shown or (first_of_kind and kind != "human") or kind == "baseline":
             keep.append(i)
     spread: dict[str, list[float]] = {k: [] for k in KINDS}
-    isfinite, empty = math.isfinite, {}
+    isfinite, empty, kinds = math.isfinite, {}, _KINDS
     for r in subs:  # every accepted submission: the one per-row loop of a page
         v = r.get("scores", empty).get(primary)
         if v is not None:
             v = float(v)
             if isfinite(v):
-                spread[kind_of(r)].append(v)
+                # kind_of, with its cache of entrant strings looked up here
+                entrant = r.get("entrant", "human")
+                kind = kinds.get(entrant) if type(entrant) is str else None
+                spread[kind or kind_of(r)].append(v)
     entries = []
     for i in keep:
         entry = _entry(spec, table[i], primary)
