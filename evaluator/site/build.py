@@ -117,7 +117,9 @@ def _build_site(p: Prepared, out: Path, comps: list[Any], drawer: Drawer, *,
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
         raise ConfigError(f"cannot rebuild {sorted(wanted - slugs)}: not among {sorted(slugs)}")
-    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown) for s in comps]
+    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown)
+              if s.slug in wanted else views.competition_summary(s, tables[s.slug])
+              for s in comps]  # the index reads only a summary of the others
     todo = [v for v in cviews if v.slug in wanted]
     drawer.send([job for v in todo for job in _figures(v)])
     # progress: ranking, entries and page of each competition, each track, the results

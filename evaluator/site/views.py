@@ -151,6 +151,28 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         overlaps=sum(1 for e in entries if e["overlap"]))
 
 
+def competition_summary(spec: Any, table: list[Entry]) -> CompetitionView:
+    """What the index shows of a competition this build does not rebuild (`--only`, a
+    publish): its title, metric, ranked entries and best entry of each kind, as in
+    `competition_view`, without the shown entries and the spread of every submission, which
+    only its own pages read (they were most of a publish's views at 100,000 rows)."""
+    primary = spec.primary_score
+    best: dict[str, dict[str, Any] | None] = dict.fromkeys(KINDS)
+    missing = len(KINDS)
+    for e in table:
+        kind = kind_of(e.row)
+        if best[kind] is None:
+            best[kind] = _entry(spec, e, primary)
+            missing -= 1
+            if not missing:
+                break
+    return CompetitionView(
+        spec=spec, slug=spec.slug, title=spec.title, metric=primary,
+        higher=spec.higher_is_better(primary), scores=score_names(spec), entries=[],
+        total=len(table), submissions=0, best=best, spread={},
+        human_reference=getattr(spec, "human_reference", None), intervals=0)
+
+
 def protocol_of(spec: Any, row: dict[str, Any]) -> dict[str, Any] | None:
     """Whether the declared rules fit the protocol (`evaluator.results.conformance`), with the
     mark the boards print ('' ok, '†' unverified, '✗' outside); None for a board without
