@@ -35,10 +35,16 @@ from markupsafe import Markup
 from evaluator import gcpause
 from evaluator.boards import boards_for, is_board
 from evaluator.errors import ConfigError
-from evaluator.ledger import active_submissions
+from evaluator.ledger import RESCORE, STALE, SUBMISSION, WITHDRAWAL, apply_audits
 from evaluator.paths import repo_root, templates_dir
 from evaluator.phases import REVEAL, revealed
-from evaluator.ranking import Entry, final_standings, standings_by_competition
+from evaluator.ranking import (
+    FINAL_CHOICE,
+    Entry,
+    final_standings,
+    standings_by_competition,
+    standings_routed,
+)
 from evaluator.spec import CompetitionSpec
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
@@ -302,7 +308,7 @@ def index_page(specs: list[Any], rows: list[dict[str, Any]], *,
 
 class Prepared:
     """The per-row work both renderers need, done once for a ledger: boards found, unknown
-    slugs refused, audit lines applied once (`active`), rows routed to their competition
+    slugs refused, audit lines applied once, rows routed to their competition
     (`submissions`: active rows of each competition's current version, late ones included),
     standings ranked (`tables`), reveal rows looked up, and each full-standings CSV written
     once (`csv`; the boards and the site hold the same file).
@@ -316,12 +322,42 @@ class Prepared:
     def __init__(self, specs: Iterable[Any], rows: list[dict[str, Any]]) -> None:
         specs = list(specs)
         self.rows = rows
-        seen: set[Any] = set()  # every slug the ledger names, and its reveal rows: one pass
+        # one pass over the ledger: every slug it names, the audit lines, the reveal rows,
+        # the rows that may carry a final choice, and each submission routed by (slug,
+        # version) (the rows of a version no competition renders are dropped afterwards)
+        seen: set[Any] = set()
         reveals: dict[tuple[str, int], dict[str, Any]] = {}
+        choice_rows: list[dict[str, Any]] = []
+        routes: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+        withdrawn: set[str] = set()
+        rescored: dict[str, dict[str, Any]] = {}
+        stale: dict[str, dict[str, Any]] = {}
+        late = False
         for r in rows:
-            seen.add(r.get("slug"))
-            if r["type"] == REVEAL:  # the latest reveal row of a version counts
-                reveals[(r.get("slug"), r.get("version"))] = r  # type: ignore[index]
+            slug = r.get("slug")
+            seen.add(slug)
+            kind = r["type"]
+            if kind == SUBMISSION:
+                key = (slug, r.get("version"))
+                found = routes.get(key)
+                if found is None:
+                    routes[key] = [r]
+                else:
+                    found.append(r)
+                if r.get("final_choice") is not None:
+                    choice_rows.append(r)  # as `ranking.carries_choice`, inline
+                late = late or bool(r.get("late"))
+            elif kind == WITHDRAWAL:  # the audit lines as `active_submissions` reads them
+                withdrawn.add(r["digest"])
+            elif kind == RESCORE:
+                rescored[r["target"]] = r
+                stale.pop(r["target"], None)
+            elif kind == STALE:
+                stale[r["target"]] = r
+            elif kind == REVEAL:  # the latest reveal row of a version counts
+                reveals[(slug, r.get("version"))] = r
+            elif kind == FINAL_CHOICE:
+                choice_rows.append(r)
         self.boards = boards_for(specs, ({"slug": slug} for slug in seen))
         self.specs = [s for s in specs if not is_board(s)]
         self.slugs = {s.slug for s in self.specs} | {b.slug for b in self.boards}
@@ -330,15 +366,22 @@ class Prepared:
             raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
                               "pass the competitions folder that holds them")
         every = [*self.specs, *self.boards]
-        self.active = active_submissions(rows)
+        # active rows of each competition's current version, late ones included: the rows
+        # `active_submissions` keeps, routed (tested against it)
+        self.submissions: dict[str, list[dict[str, Any]]] = {
+            s.slug: apply_audits(routes.get((s.slug, s.version), []), withdrawn, rescored,
+                                 stale) for s in every}
         wanted = {(s.slug, s.version): s.slug for s in every}
-        self.submissions: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
-        for r in self.active:
+        choices: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
+        for r in choice_rows:
             slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
             if slug is not None:
-                self.submissions[slug].append(r)
+                choices[slug].append(r)
         self.reveals = {s.slug: reveals.get((s.slug, s.version)) for s in every}
-        self.tables = standings_by_competition(every, rows, active=self.active)
+        # ranked from the rows routed just now (late rows never count)
+        self.tables = standings_routed(every, {
+            slug: [r for r in subs if not r.get("late")] if late else subs
+            for slug, subs in self.submissions.items()}, choices)
         self._csv: dict[str, str] = {}
 
     def csv(self, spec: Any) -> str:

@@ -64,3 +64,49 @@ def test_corrupt_line_is_reported_with_its_number(tmp_path):
     path.write_text(json.dumps(row("a")) + "\n{not json\n")
     with pytest.raises(ConfigError, match="line 2"):
         Ledger(path).rows()
+
+
+def _ledger(tmp_path: Path, text: str) -> Ledger:
+    path = tmp_path / "ledger.jsonl"
+    path.write_text(text, encoding="utf-8")
+    return Ledger(path)
+
+
+def _line(digest: str, **extra) -> str:
+    return json.dumps({**row(digest), **extra}, sort_keys=True)
+
+
+@pytest.mark.parametrize("lines, bad", [
+    # a row split over two lines, made up for by two rows on one line: the same number of
+    # objects as lines, none of them alone on its line
+    ([_line("a")[:-1] + ', "x": [{"k": 1}', '{"k": 2}]}',
+      _line("b") + "], [" + _line("c")], 1),
+    ([_line("a")[:-1] + ', "x": [[1', '2]]}', _line("b") + "],[0," + _line("c")], 1),
+    ([_line("a"), _line("b")[:-2], _line("c")[-2:]], 2),  # a string run on into a line
+    ([_line("a"), _line("b") + " " + _line("c")], 2),  # two rows on one line
+    ([_line("a"), "[" + _line("b") + "]"], 2),  # a row that is not an object
+    ([_line("a"), '{"digest": "x"}'], 2),  # no type
+])
+def test_every_line_must_be_one_row_whatever_its_neighbours(tmp_path, lines, bad):
+    """The ledger is parsed in one call (shared key strings); lines that only make JSON
+    together are still refused, with the number of the first line at fault."""
+    ledger = _ledger(tmp_path, "\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match=f"line {bad}:"):
+        ledger.rows()
+
+
+def test_blank_lines_and_crlf_read_as_before(tmp_path):
+    ledger = _ledger(tmp_path, f"\n{_line('a')}\r\n   \n{_line('b')}\n\n")
+    assert [r["digest"] for r in ledger.rows()] == ["a", "b"]
+    ledger = _ledger(tmp_path, f"{_line('a')}\r\n{_line('b')}\r\n")
+    assert [r["digest"] for r in ledger.rows()] == ["a", "b"]
+
+
+def test_rows_read_in_one_call_are_the_rows_read_line_by_line(tmp_path):
+    lines = [_line(f"{i:04x}", pr=None if i % 3 == 1 else i,
+                   entrant="llm-api" if i % 3 else "human",
+                   participant="llm-gpt-4o" if i % 3 else "alice") for i in range(40)]
+    ledger = _ledger(tmp_path, "\n".join(lines) + "\n")
+    assert ledger.rows() == ledger._parse_each(lines)
+    assert any("legacy_participant" in r for r in ledger.rows())  # old names migrated
+    assert any("declared_entrant" in r for r in ledger.rows())  # a pull request is human

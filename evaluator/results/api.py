@@ -20,11 +20,14 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             source: dict[str, Any] | None = None, k_reading: str = "repairs",
             campaign_dirs: list[Path] | None = None,
             load_runs: entries.RunLoader | None = None,
-            classify: entries.Classifier | None = None) -> dict[str, Any]:
+            classify: entries.Classifier | None = None,
+            routed: dict[str, list[dict[str, Any]]] | None = None,
+            human_runs: bool = True) -> dict[str, Any]:
     """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
     campaign folders whose failed runs count as pairs with no valid file: run folders read with
     `load_runs` (the LLM track's reader, passed in by the caller) and flat summaries folders
-    (committed campaigns), see `entries.campaign_runs`."""
+    (committed campaigns), see `entries.campaign_runs`. `routed`, `human_runs`: see
+    `entries.from_ledger` (the site passes the rows it routed and ranked already)."""
     if source is not None:
         return entries.from_source(source)
     if campaign_dirs and load_runs is None:
@@ -35,7 +38,8 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
     failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
     modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
              if campaign_dirs and classify is not None and load_runs is not None else None)
-    ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes)
+    ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes,
+                             routed=routed, human_runs=human_runs)
     ds["campaigns"] = [str(d) for d in campaign_dirs or []]
     return ds
 
@@ -48,8 +52,9 @@ def humans_result(ds: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def gaps_result(ds: dict[str, Any]) -> dict[str, Any]:
-    result = tables.gaps(ds)
+def gaps_result(ds: dict[str, Any], humans: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`humans`: `humans_result(ds)` when the caller has it (the gaps read its cohorts)."""
+    result = tables.gaps(ds, cohort=None if humans is None else humans["competitions"])
     result["provenance"] = ds.get("provenance")
     result["inconsistencies"] = checks.paper_checks(ds, result)
     if ds["source"] != "ledger":

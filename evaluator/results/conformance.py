@@ -38,34 +38,55 @@ def _verdict(deviations: list[str], unverified: list[str]) -> dict[str, Any]:
 def check_human(spec: CompetitionSpec, row: dict[str, Any]) -> dict[str, Any]:
     """The human protocol (GNN-CB Protocol 2) against what the submission declared."""
     rules, declared = spec.rules, row.get("declared") or {}
+    seed, runs = declared.get("seed"), declared.get("tuning_runs")
+    minutes, gnn = declared.get("training_time_minutes"), declared.get("gnn_only")
+    # the common row, which declares every rule and keeps to it: the same verdict as the
+    # checks below, without them (the results check every row of a ledger)
+    if (seed is not None and seed == rules.seed and runs is not None
+            and runs <= rules.max_tuning_runs and minutes is not None
+            and minutes <= rules.cpu_hours * 60
+            and (not rules.gnn_only or (gnn is not None and gnn is not False
+                                        and not _says_not_gnn(row, declared)))):
+        return {"status": OK, "deviations": [], "unverified": []}
     deviations: list[str] = []
     unverified: list[str] = []
-    seed = declared.get("seed")
     if seed is None:
         unverified.append("seed not declared")
     elif seed != rules.seed:
         deviations.append(f"seed {seed} (the rules fix seed {rules.seed})")
-    runs = declared.get("tuning_runs")
     if runs is None:
         unverified.append("tuning runs not declared")
     elif runs > rules.max_tuning_runs:
         deviations.append(f"{runs} tuning runs (at most {rules.max_tuning_runs})")
-    minutes = declared.get("training_time_minutes")
     if minutes is None:
         unverified.append("training time not declared")
     elif minutes > rules.cpu_hours * 60:
         deviations.append(f"{minutes:g} training minutes (at most {rules.cpu_hours:g} CPU "
                           "hours)")
     if rules.gnn_only:
-        gnn = declared.get("gnn_only")
-        method = f"{row.get('method') or ''} {declared.get('notes') or ''}"
         if gnn is False:
             deviations.append("declares a non-GNN model (the rules allow GNNs only)")
-        elif _NOT_GNN.search(method):
+        elif _says_not_gnn(row, declared):
             deviations.append("the method says it is not a GNN (the rules allow GNNs only)")
         elif gnn is None:
             unverified.append("GNN-only not declared")
     return _verdict(deviations, unverified)
+
+
+def _says_not_gnn(row: dict[str, Any], declared: dict[str, Any]) -> bool:
+    """The method or the notes say the model is not a GNN (remembered per text: a ledger
+    repeats a few method descriptions over thousands of rows)."""
+    text = f"{row.get('method') or ''} {declared.get('notes') or ''}"
+    found = _SAYS_NOT_GNN.get(text)
+    if found is None:
+        found = _NOT_GNN.search(text) is not None
+        if len(_SAYS_NOT_GNN) >= 4096:  # bounded: a ledger of unique texts only refills it
+            _SAYS_NOT_GNN.clear()
+        _SAYS_NOT_GNN[text] = found
+    return found
+
+
+_SAYS_NOT_GNN: dict[str, bool] = {}
 
 
 def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "repairs"

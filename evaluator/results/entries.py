@@ -22,8 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scipy import stats
-
 from evaluator.ledger import active_submissions
 from evaluator.results import conformance
 from evaluator.results.sources import LLM_KINDS, competition_meta
@@ -45,9 +43,12 @@ def family_of(model: str) -> str:
     return "Other"
 
 
+_ENTRANTS = frozenset(("human", "llm-api", "llm-agent", "baseline"))
+
+
 def _kind(row: dict[str, Any]) -> str:
     entrant = row.get("entrant") or "human"
-    return entrant if entrant in ("human", "llm-api", "llm-agent", "baseline") else "human"
+    return entrant if entrant in _ENTRANTS else "human"
 
 
 def _interval(row: dict[str, Any], score: str) -> list[float] | None:
@@ -66,30 +67,39 @@ def _run(row: dict[str, Any], score: str) -> dict[str, Any]:
 
 
 def mean_sem(values: list[float]) -> tuple[float, float | None]:
-    """Mean and standard error of the mean (scipy.stats.sem, ddof=1); no SEM for one run."""
+    """Mean and standard error of the mean (scipy.stats.sem, ddof=1); no SEM for one run.
+
+    scipy is imported here, when a SEM is computed (a model with repeated runs), not with the
+    module: the site and `gnncb results` import this module on every build, and importing
+    scipy.stats costs more than the SEMs of a whole ledger."""
     mean = float(sum(values) / len(values))
     if len(values) < 2:
         return mean, None
+    from scipy import stats
+
     return mean, float(stats.sem(values))
 
 
 def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                 k_reading: str = "repairs",
                 failures: list[dict[str, Any]] | None = None,
-                modes: dict[str, str] | None = None) -> dict[str, Any]:
+                modes: dict[str, str] | None = None,
+                routed: dict[str, list[dict[str, Any]]] | None = None,
+                human_runs: bool = True) -> dict[str, Any]:
     """The ledger's current-version submissions as a results dataset.
 
     `failures`: LLM runs that never produced a valid file (from run folders, see
     `failed_runs`), as {"slug", "model", "entrant", "mode"}; each becomes an entry with no
-    score unless the model has a valid run there."""
-    by_version: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for r in active_submissions(rows):  # one routing pass, not one scan per competition
-        key = (r["slug"], r["version"])
-        found = by_version.get(key)
-        if found is None:
-            by_version[key] = [r]
-        else:
-            found.append(r)
+    score unless the model has a valid run there. `routed`: slug -> the active submissions of
+    each competition's current version in ledger order (late ones included), when the caller
+    routed the rows already (`evaluator.render.Prepared.submissions`: the site); `rows` is
+    then not read. `human_runs=False` leaves out the run record of each human and baseline
+    entry (`runs: []`): no table reads it (`tables` reads the runs of LLM entries only), and
+    at 100,000 rows the site would build tens of thousands of them for nothing."""
+    if routed is not None:
+        by_version = {(s.slug, s.version): routed.get(s.slug, []) for s in specs}
+    else:
+        by_version = _by_version(rows)
     competitions: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
@@ -102,14 +112,20 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                               "note": reference.note} if reference else None)
         competitions[spec.slug] = meta
         score = spec.primary_score
-        mine = [r for r in by_version.get((spec.slug, spec.version), ())
-                if score in (r.get("scores") or {})]
-        latest: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        latest: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {}
         llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for r in mine:
-            verdict = conformance.check_row(spec, r, k_reading=k_reading)
-            kind = _kind(r)
-            if verdict["status"] == conformance.OUT:
+        check, check_human, out = conformance.check_row, conformance.check_human, conformance.OUT
+        empty: dict[str, Any] = {}
+        for r in by_version.get((spec.slug, spec.version), ()):  # the one per-row loop
+            if score not in (r.get("scores") or empty):
+                continue  # no score to compare
+            entrant = r.get("entrant") or "human"  # as check_row and _kind, looked up once
+            if entrant == "human":
+                verdict, kind = check_human(spec, r), "human"
+            else:
+                verdict = check(spec, r, k_reading=k_reading)
+                kind = entrant if entrant in _ENTRANTS else "human"
+            if verdict["status"] == out:
                 excluded.append({"competition": spec.slug, "entrant": _name(r), "kind": kind,
                                  "score": float(r["scores"][score]),
                                  "digest": r["digest"][:12], **verdict})
@@ -117,11 +133,11 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
             if kind in LLM_KINDS:
                 llm_runs[(_name(r), kind)].append({**_run(r, score), **verdict})
             else:
-                latest[r["participant"].lower()] = (r, verdict)  # no per-row copy
-        for r, verdict in latest.values():
+                latest[r["participant"].lower()] = (r, verdict, kind)  # no per-row copy
+        for r, verdict, kind in latest.values():
             entries.append({"competition": spec.slug, "entrant": r["participant"],
-                            "kind": _kind(r), "family": "", "score": float(r["scores"][score]),
-                            "sem": None, "runs": [_run(r, score)],
+                            "kind": kind, "family": "", "score": float(r["scores"][score]),
+                            "sem": None, "runs": [_run(r, score)] if human_runs else [],
                             "interval": _interval(r, score), "protocol": verdict["status"],
                             "deviations": verdict["deviations"],
                             "unverified": verdict["unverified"], "failure": None})
@@ -150,6 +166,20 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
                             "failure": f.get("mode") or "no valid file"})
     return {"source": "ledger", "competitions": competitions, "entries": entries,
             "excluded": excluded}
+
+
+def _by_version(rows: list[dict[str, Any]]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """(slug, version) -> active submissions, in ledger order: one routing pass, not one scan
+    per competition."""
+    by_version: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in active_submissions(rows):
+        key = (r["slug"], r["version"])
+        found = by_version.get(key)
+        if found is None:
+            by_version[key] = [r]
+        else:
+            found.append(r)
+    return by_version
 
 
 RunLoader = Callable[[Path], list[tuple[Path, dict[str, Any]]]]

@@ -142,9 +142,10 @@ def _summary(gaps: list[float]) -> dict[str, Any]:
             "n": len(gaps)}
 
 
-def gaps(dataset: dict[str, Any]) -> dict[str, Any]:
-    """GNN-CB Table 3 and its summaries; the JSON contract of `gnncb results gaps --json`."""
-    cohort = humans(dataset)["competitions"]
+def gaps(dataset: dict[str, Any], cohort: dict[str, Any] | None = None) -> dict[str, Any]:
+    """GNN-CB Table 3 and its summaries; the JSON contract of `gnncb results gaps --json`.
+    `cohort`: `humans(dataset)["competitions"]` when the caller computed it already."""
+    cohort = humans(dataset)["competitions"] if cohort is None else cohort
     llm = [e for e in dataset["entries"] if e["kind"] in LLM_KINDS and _counted(e)]
     comps: dict[str, Any] = {}
     pairs = tie_or_beat = failures = failures_untopped = 0

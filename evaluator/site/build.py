@@ -117,7 +117,9 @@ def _build_site(p: Prepared, out: Path, comps: list[Any], drawer: Drawer, *,
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
         raise ConfigError(f"cannot rebuild {sorted(wanted - slugs)}: not among {sorted(slugs)}")
-    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown) for s in comps]
+    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown)
+              if s.slug in wanted else views.competition_summary(s, tables[s.slug])
+              for s in comps]  # the index reads only a summary of the others
     todo = [v for v in cviews if v.slug in wanted]
     drawer.send([job for v in todo for job in _figures(v)])
     # progress: ranking, entries and page of each competition, each track, the results
@@ -177,7 +179,7 @@ def _build_site(p: Prepared, out: Path, comps: list[Any], drawer: Drawer, *,
         for e in t["entries"]:
             _entry_page(page, b, tv, e, repo_url, campaigns)
         step(b.slug)
-    context = _results_context(comps, rows)
+    context = _results_context(comps, rows, subs)
     drawer.send(context.pop("figures"))
     heatmap = context.pop("has_heatmap")
     for v in todo:
@@ -206,13 +208,18 @@ def _figures(v: CompetitionView) -> list[Job]:
             (f"spread:{v.slug}", "spread_plot", (v.spread, v.metric, v.higher, ref))]
 
 
-def _results_context(comps: list[Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _results_context(comps: list[Any], rows: list[dict[str, Any]],
+                     routed: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Results from `evaluator.results` (the same numbers as `gnncb results ...`), and the jobs
-    drawing its two figures (`figures`)."""
+    drawing its two figures (`figures`). `routed`: the shared view's submissions per
+    competition (`Prepared.submissions`): the dataset is built from them, without routing the
+    ledger again, and without the per-human run records no page shows (tested equal to the
+    dataset of `gnncb results`)."""
     from evaluator.results import api
 
-    ds = api.dataset(comps, rows)
-    humans, gaps = api.humans_result(ds), api.gaps_result(ds)
+    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None)
+    humans = api.humans_result(ds)
+    gaps = api.gaps_result(ds, humans)
     cohort = [{"slug": s.slug, "title": s.title, **humans["competitions"][s.slug]}
               for s in comps if s.slug in humans["competitions"]]
     cells = [{"model": model, "slug": slug, **e} for slug, c in gaps["competitions"].items()

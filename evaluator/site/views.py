@@ -124,13 +124,16 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         if i < shown or (first_of_kind and kind != "human") or kind == "baseline":
             keep.append(i)
     spread: dict[str, list[float]] = {k: [] for k in KINDS}
-    isfinite, empty = math.isfinite, {}
+    isfinite, empty, kinds = math.isfinite, {}, _KINDS
     for r in subs:  # every accepted submission: the one per-row loop of a page
         v = r.get("scores", empty).get(primary)
         if v is not None:
             v = float(v)
             if isfinite(v):
-                spread[kind_of(r)].append(v)
+                # kind_of, with its cache of entrant strings looked up here
+                entrant = r.get("entrant", "human")
+                kind = kinds.get(entrant) if type(entrant) is str else None
+                spread[kind or kind_of(r)].append(v)
     entries = []
     for i in keep:
         entry = _entry(spec, table[i], primary)
@@ -146,6 +149,28 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         human_reference=getattr(spec, "human_reference", None),
         intervals=sum(1 for e in entries if e["interval"]),
         overlaps=sum(1 for e in entries if e["overlap"]))
+
+
+def competition_summary(spec: Any, table: list[Entry]) -> CompetitionView:
+    """What the index shows of a competition this build does not rebuild (`--only`, a
+    publish): its title, metric, ranked entries and best entry of each kind, as in
+    `competition_view`, without the shown entries and the spread of every submission, which
+    only its own pages read (they were most of a publish's views at 100,000 rows)."""
+    primary = spec.primary_score
+    best: dict[str, dict[str, Any] | None] = dict.fromkeys(KINDS)
+    missing = len(KINDS)
+    for e in table:
+        kind = kind_of(e.row)
+        if best[kind] is None:
+            best[kind] = _entry(spec, e, primary)
+            missing -= 1
+            if not missing:
+                break
+    return CompetitionView(
+        spec=spec, slug=spec.slug, title=spec.title, metric=primary,
+        higher=spec.higher_is_better(primary), scores=score_names(spec), entries=[],
+        total=len(table), submissions=0, best=best, spread={},
+        human_reference=getattr(spec, "human_reference", None), intervals=0)
 
 
 def protocol_of(spec: Any, row: dict[str, Any]) -> dict[str, Any] | None:
