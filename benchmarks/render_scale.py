@@ -4,7 +4,7 @@ a synthetic ledger of 10k, 30k and 100k rows over the committed competitions, ag
 
 What is timed, per size, in CPU seconds (this process and the site build's worker processes)
 and in wall seconds (which depend on what else the machine runs: the load average is printed):
-  load      Ledger.rows()  (one JSON parse of every line + checks, see evaluator.ledger)
+  load      Ledger.rows()  (the JSON scanner on every line + checks, see evaluator.ledger)
   boards    write_leaderboards alone (every competition page, its CSV, the index)
   site      build_site alone (every page, figures, results through evaluator.results)
   l+b+s     load + boards + site

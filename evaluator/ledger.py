@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -70,10 +69,7 @@ class Ledger:
         end = data.rfind(b"\n") + 1
         body, tail = data[:end], data[end:]
         with gcpause.paused():  # a large ledger: no heap walks per allocation burst
-            text = body.decode("utf-8")
-            rows = _parse_together(text)
-            if rows is None:  # not one JSON object per line: find the line and say why
-                rows = self._parse_each(text.split("\n"))
+            rows = self._parse_each(body.decode("utf-8").split("\n"))
             gcpause.settle(len(rows))
         if not tail.strip():
             return rows, None
@@ -86,8 +82,7 @@ class Ledger:
         return rows, None
 
     def _parse_each(self, lines: list[str]) -> list[dict[str, Any]]:
-        """Every non-blank line as a row, with `_parse`'s checks and errors (the way of a
-        ledger that `_parse_together` cannot read in one call).
+        """Every non-blank line as a row, with `_parse`'s checks and errors.
 
         Why not `_parse` per line: at 100,000 rows the wrappers around the C scanner
         (`json.loads` -> `JSONDecoder.decode` -> two whitespace regex matches) cost more than
@@ -193,51 +188,6 @@ class Ledger:
             fh.write("".join(lines).encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-
-
-def _parse_together(text: str) -> list[dict[str, Any]] | None:
-    """The rows of a ledger's committed lines (`text`: every line ends with a newline)
-    parsed in one call of the JSON parser, or None when that does not show that every line
-    is one JSON object with a 'type' (then the caller parses line by line, which finds the
-    line at fault and says why; a blank line also takes that way).
-
-    Why one call: the parser shares the key strings of all the objects it reads in one call,
-    so 100,000 rows hold one "participant" string instead of 100,000 copies: a sixth less
-    memory, and every later lookup of a key in a row compares one pointer instead of the
-    characters of a copy elsewhere in memory (the renderers make millions of lookups).
-
-    Why it is exact: each line L becomes one element `[MARK,L\n]` of an array, MARK being
-    a random number drawn for this read. A line that is not one complete JSON value (an
-    unclosed string, object or array, or two values on one line) makes the text invalid
-    JSON, or swallows a MARK into a bigger element and leaves one element fewer; a line
-    could only make up for it by opening an element with MARK itself, which nobody knows
-    before the file is read. So N elements that each start with MARK are the N lines, one
-    each. The newline before each closing bracket stops a string from running on into the
-    next line (the parser refuses a raw newline inside a string).
-    """
-    if not text:
-        return []
-    mark = secrets.randbits(62)
-    try:
-        parsed = json.loads(f"[[{mark}," + text[:-1].replace("\n", f"\n],[{mark},")
-                            + "\n]]")
-    except ValueError:
-        return None
-    if len(parsed) != text.count("\n"):
-        return None
-    rows: list[dict[str, Any]] = []
-    append, migrate = rows.append, migrate_row
-    for item in parsed:
-        if type(item) is not list or len(item) != 2 or item[0] != mark:
-            return None
-        row = item[1]
-        if type(row) is not dict or "type" not in row:
-            return None
-        # the common current row: a submission from a pull request by a human
-        if not (row.get("pr") is not None and row.get("entrant", HUMAN) == HUMAN):
-            row = migrate(row)
-        append(row)
-    return rows
 
 
 def active_submissions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

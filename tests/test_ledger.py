@@ -88,8 +88,8 @@ def _line(digest: str, **extra) -> str:
     ([_line("a"), '{"digest": "x"}'], 2),  # no type
 ])
 def test_every_line_must_be_one_row_whatever_its_neighbours(tmp_path, lines, bad):
-    """The ledger is parsed in one call (shared key strings); lines that only make JSON
-    together are still refused, with the number of the first line at fault."""
+    """Each line must be one row on its own: lines that only make JSON together are refused,
+    with the number of the first line at fault."""
     ledger = _ledger(tmp_path, "\n".join(lines) + "\n")
     with pytest.raises(ConfigError, match=f"line {bad}:"):
         ledger.rows()
@@ -102,11 +102,11 @@ def test_blank_lines_and_crlf_read_as_before(tmp_path):
     assert [r["digest"] for r in ledger.rows()] == ["a", "b"]
 
 
-def test_rows_read_in_one_call_are_the_rows_read_line_by_line(tmp_path):
+def test_the_scanner_path_gives_the_rows_json_loads_gives(tmp_path):
     lines = [_line(f"{i:04x}", pr=None if i % 3 == 1 else i,
                    entrant="llm-api" if i % 3 else "human",
                    participant="llm-gpt-4o" if i % 3 else "alice") for i in range(40)]
     ledger = _ledger(tmp_path, "\n".join(lines) + "\n")
-    assert ledger.rows() == ledger._parse_each(lines)
+    assert ledger.rows() == [ledger._parse(line, i) for i, line in enumerate(lines, 1)]
     assert any("legacy_participant" in r for r in ledger.rows())  # old names migrated
     assert any("declared_entrant" in r for r in ledger.rows())  # a pull request is human
