@@ -8,7 +8,10 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluator.cli import main
 from evaluator.commands.core import load_all_specs
@@ -376,3 +379,19 @@ def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
     assert "✗ 40 tuning runs (at most 5)" in lines["carol"]
     assert "2000 resamples of speakers (6 in the test set)" in page
     assert "Small test set" in page
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=30))
+def test_mean_sem_is_scipys_sem(values):
+    """Repeated runs' SEM (mean ± SEM, as MLE-bench reports) equals scipy.stats.sem."""
+    from scipy import stats
+
+    from evaluator.results.entries import mean_sem
+
+    mean, sem = mean_sem(values)
+    assert mean == pytest.approx(float(np.mean(values)), rel=1e-9, abs=1e-9)
+    if len(values) == 1:
+        assert sem is None
+    else:
+        assert sem == pytest.approx(float(stats.sem(values)), rel=1e-9, abs=1e-9)
