@@ -155,3 +155,16 @@ def test_the_scoring_path_never_imports_matplotlib(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_site_build_does_not_import_scipy(tmp_path):
+    """SciPy's import is half a second of every build (benchmarks/render_scale.py): the site
+    needs it only for the code-track paired tests of judged runs, which import it themselves."""
+    ledger = write_ledger(tmp_path / "ledger.jsonl")
+    code = ("import sys; from evaluator.cli import main; "
+            f"rc = main(['site', 'build', '--ledger', {str(ledger)!r}, "
+            f"'--out', {str(tmp_path / 'site')!r}, '--boards', {str(tmp_path / 'lb')!r}]); "
+            "assert rc == 0; assert 'scipy' not in sys.modules, 'scipy imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
