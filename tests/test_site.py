@@ -168,3 +168,19 @@ def test_a_site_build_does_not_import_scipy(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_site_build_without_matplotlib_says_which_extra_to_install(tmp_path, monkeypatch,
+                                                                   capsys):
+    """README command 1 installs no [site] extra: the site build must say so, not crash in
+    its drawing worker."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    code = main(["site", "build", "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert "matplotlib, which is not installed" in err and 'pip install -e ".[site]"' in err
+    assert not (tmp_path / "site").exists()

@@ -45,10 +45,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_site_build(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from evaluator.boards import is_board
     from evaluator.commands.core import load_all_specs
     from evaluator.site.parallel import Drawer, wanted
 
+    if importlib.util.find_spec("matplotlib") is None:  # an optional extra: say which
+        raise ConfigError("gnncb site build draws its plots with matplotlib, which is not "
+                          "installed here (the site's optional extra); install it with "
+                          ".venv/bin/pip install -e \".[site]\" (or pip install "
+                          "'gnncb[site]'), then build again")
     ledger_path = args.ledger or default_ledger()
     specs = load_all_specs(args.competitions or competitions_dir())
     comps = [s for s in specs if not is_board(s) and (not args.only or s.slug in args.only)]
