@@ -158,13 +158,15 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
     """Standings plus pass rates per direction, concept and difficulty (from the ledger's
     per-problem counts of every counted entry) and per prompt variant (vanilla vs SSD)."""
     from evaluator.codetrack.problem import all_problems
+    from evaluator.results.board import annotate
     from evaluator.site.views import entry_id, interval_of, kind_of
 
     problems = all_problems()
     entries = []
-    for e in table[:shown]:
+    for e, extra in zip(table[:shown], annotate(board, [e.row for e in table[:shown]]),
+                        strict=True):
         r, s = e.row, e.row.get("scores", {})
-        entries.append({
+        entries.append({"overlap": extra["overlap"],
             "rank": e.rank, "id": entry_id(r), "participant": r.get("participant", ""),
             "kind": kind_of(r), "entrant": r.get("entrant", ""), "method": r.get("method", ""),
             "model": r.get("model", ""), "team": r.get("team", ""), "row": r,
