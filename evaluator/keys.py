@@ -7,6 +7,7 @@ evaluator hold several private keys during a rotation and pick the right one per
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import os
@@ -31,25 +32,35 @@ def b64url(data: bytes) -> str:
 _B64URL_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
+_TO_BASE64 = bytes.maketrans(b"-_", b"+/")
+
 # In a 2- or 3-character final group, the last character carries 4 or 2 unused low bits.
 _UNUSED_BITS = {2: 0b1111, 3: 0b11}
 
 
-def b64url_decode(text: str) -> bytes:
+def b64url_decode(text: str | bytes) -> bytes:
     """Strict, canonical base64url without padding (RFC 7515 section 2 and RFC 4648 section
     3.5); C-speed on large payloads.
 
     Canonical means the unused low bits of the last character are zero: otherwise one byte
     string has several encodings, and the same envelope re-encoded would get a new digest (the
-    ledger's identity of a submission) and be counted twice.
+    ledger's identity of a submission) and be counted twice. The alphabet is checked by
+    binascii's strict mode after mapping base64url onto base64 ('+', '/' and '=' are refused
+    first, so only '-' and '_' can become them): one pass over a 15 MB envelope part instead of
+    a separate validating pass.
     """
-    raw = text.encode("ascii", errors="replace")
-    if raw.translate(None, _B64URL_ALPHABET) or len(raw) % 4 == 1:
+    # (a non-ASCII character becomes '?', and non-ASCII bytes stay as they are: both refused)
+    raw = text if isinstance(text, bytes) else text.encode("ascii", errors="replace")
+    if len(raw) % 4 == 1 or b"+" in raw or b"/" in raw or b"=" in raw:
         raise ValueError("not base64url")
     unused = _UNUSED_BITS.get(len(raw) % 4)
-    if unused and _B64URL_ALPHABET.index(raw[-1:]) & unused:
+    if unused and _B64URL_ALPHABET.index(raw[-1:]) & unused:  # ValueError if not base64url
         raise ValueError("not canonical base64url (stray bits in the last character)")
-    return base64.urlsafe_b64decode(raw + b"=" * (-len(raw) % 4))
+    try:
+        return binascii.a2b_base64(raw.translate(_TO_BASE64) + b"=" * (-len(raw) % 4),
+                                   strict_mode=True)
+    except binascii.Error:
+        raise ValueError("not base64url") from None
 
 
 def _int_bytes(n: int) -> bytes:

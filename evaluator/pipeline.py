@@ -259,7 +259,7 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         return Outcome(True, spec.slug, login, scores=earlier["scores"], row=earlier,
                        duplicate=True)
     window, final_choice = admission.window, admission.final_choice
-    ids = competition_ids(competition_dir, spec)
+    ids = competition_ids(competition_dir, spec, check_unique=False)  # validation checks it
     predictions = validate_predictions(opened.plaintext, spec, all_ids(ids),
                                        filename=spec.submission.file)
     labels = load_labels(competition_dir, spec, keys)

@@ -8,6 +8,8 @@ import json
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluator import envelope, keys
 from evaluator.errors import ConfigError, Rejection
@@ -196,3 +198,39 @@ def test_thumbprint_matches_jwcrypto(keypair):
 def test_reserved_claims_cannot_be_overridden(keypair):
     with pytest.raises(ValueError):
         envelope.seal(DATA, keypair["public"], {"alg": "none"})
+
+
+def _reference_b64url_decode(text: str) -> bytes:
+    """RFC 4648 section 3.5 without padding, canonical, written plainly as the oracle: every
+    character in the base64url alphabet, no length of 1 mod 4, zero unused bits at the end."""
+    import base64
+    import string
+
+    alphabet = string.ascii_uppercase + string.ascii_lowercase + string.digits + "-_"
+    if any(c not in alphabet for c in text) or len(text) % 4 == 1:
+        raise ValueError("not base64url")
+    unused = {2: 0b1111, 3: 0b11}.get(len(text) % 4)
+    if unused and alphabet.index(text[-1]) & unused:
+        raise ValueError("not canonical")
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(
+    st.binary(max_size=64).map(lambda b: keys.b64url(b)),  # valid encodings
+    st.text(alphabet="ABCDab01-_+/=? \n\u00e9", max_size=12),  # near misses
+    st.binary(max_size=16).map(lambda b: keys.b64url(b) + "A"),  # wrong length or bits
+))
+def test_b64url_decode_accepts_and_decodes_exactly_what_the_rfc_allows(text):
+    try:
+        expected: bytes | None = _reference_b64url_decode(text)
+    except ValueError:
+        expected = None
+    raw = text.encode("utf-8")  # the envelope parts arrive as bytes
+    if expected is None:
+        with pytest.raises(ValueError):
+            keys.b64url_decode(text)
+        with pytest.raises(ValueError):
+            keys.b64url_decode(raw)
+    else:
+        assert keys.b64url_decode(text) == keys.b64url_decode(raw) == expected

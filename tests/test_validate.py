@@ -171,3 +171,19 @@ def test_string_ids_compare_as_text():
     ids = pd.Series(["n-1", "n-2"], name="id")
     out = validate_predictions(b"id,label\nn-2,1\nn-1,0\n", spec, ids)
     assert sorted(out.index) == ["n-1", "n-2"]
+
+
+def test_duplicate_public_ids_are_the_platforms_fault_not_the_participants(tmp_path):
+    """The scoring path leaves the uniqueness of the public ids to validation (one hash table);
+    a competition whose id files repeat an id stops with a platform error, whoever submits."""
+    from evaluator.errors import ConfigError
+    from evaluator.validate import competition_ids
+
+    with pytest.raises(ConfigError, match=r"1 ids are listed twice .* e\.g\. 11"):
+        validate_predictions(b"id,label\n10,0\n11,1\n12,2\n", parse_spec(SPEC_YAML),
+                             pd.Series([10, 11, 12, 11], name="id"))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "test_ids.csv").write_text("id\n10\n11\n11\n")
+    with pytest.raises(ConfigError, match="listed twice"):
+        competition_ids(tmp_path, parse_spec(SPEC_YAML))
+    assert len(competition_ids(tmp_path, parse_spec(SPEC_YAML), check_unique=False)["test"]) == 3
