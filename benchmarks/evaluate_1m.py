@@ -24,11 +24,11 @@ from sklearn.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluator import envelope, keys  # noqa: E402
-from evaluator.build import seal_labels  # noqa: E402
-from evaluator.metadata import Metadata, dump_metadata  # noqa: E402
-from evaluator.pipeline import evaluate_dir  # noqa: E402
-from evaluator.spec import load_spec  # noqa: E402
+from evaluator.authoring.build import seal_labels  # noqa: E402
+from evaluator.competition.spec import load_spec  # noqa: E402
+from evaluator.pipeline.evaluate import evaluate_dir  # noqa: E402
+from evaluator.submission import envelope, keys  # noqa: E402
+from evaluator.submission.metadata import Metadata, dump_metadata  # noqa: E402
 
 CLASSES = list(range(7))
 

@@ -4,9 +4,9 @@ a synthetic ledger of 10k, 30k and 100k rows over the committed competitions, ag
 
 What is timed, per size, in CPU seconds (this process and the site build's worker processes)
 and in wall seconds (which depend on what else the machine runs: the load average is printed):
-  load      Ledger.rows()  (the JSON scanner on every line + checks, see evaluator.ledger)
+  load      Ledger.rows()  (the JSON scanner on every line + checks, see evaluator.ledger.store)
   boards    write_leaderboards alone (every competition page, its CSV, the index)
-  site      build_site alone (every page, figures, results through evaluator.results)
+  site      build_site alone (every page, figures, results through evaluator.render.results)
   l+b+s     load + boards + site
   shared    boards and site from one shared view: `build_site(..., boards=DIR)`, as
             `gnncb site build --boards DIR` does
@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evaluator.commands.core import load_all_specs  # noqa: E402
-from evaluator.ledger import Ledger  # noqa: E402
+from evaluator.ledger.store import Ledger  # noqa: E402
 from evaluator.paths import competitions_dir  # noqa: E402
-from evaluator.render import write_leaderboards  # noqa: E402
-from evaluator.site.build import build_site  # noqa: E402
+from evaluator.render.boards import write_leaderboards  # noqa: E402
+from evaluator.render.site.build import build_site  # noqa: E402
 
 MODELS = ["gpt-4o", "claude-3-5-sonnet", "qwen2.5-coder-7b-instruct", "llama-3.1-8b-instruct",
           "deepseek-coder-v2", "gemini-1.5-pro", "mistral-large", "phi-3-mini"]
@@ -64,7 +64,7 @@ def synthetic_rows(specs: list, n: int, seed: int = 13) -> list[dict]:
         kind = rng.random()
         entrant = "human" if kind < 0.8 else ("llm-api" if kind < 0.97 else "baseline")
         model = rng.choice(MODELS) if entrant == "llm-api" else ""
-        # platform entrants are namespaced and have no pull request (evaluator.identity): a
+        # platform entrants are namespaced and have no pull request (submission.identity): a
         # row with a pull request is read as a human's, whatever it declares
         who = (f"llm:{model}" if entrant == "llm-api" else
                f"baseline:{rng.choice(['gnn', 'nongraph'])}" if entrant == "baseline" else

@@ -12,11 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from evaluator.commands import GROUPS
 from evaluator.errors import GnncbError
-
-# Verb groups shared between modules, e.g. GROUPS["competition"] holds `gnncb competition ...`
-# actions so that a later plugin can add `competition build` beside the core's `lint`.
-GROUPS: dict[str, argparse._SubParsersAction] = {}
 
 # Modules that contribute verbs; each defines register(subparsers) -> None. Order matters:
 # "evaluator.commands.core" creates the shared GROUPS first.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import keys
+from evaluator.submission import keys
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -35,7 +35,7 @@ def keypair(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.fixture(scope="session")
 def _built_demo(tmp_path_factory: pytest.TempPathFactory, keypair: dict) -> Path:
-    from evaluator.demo import SLUG, build_competition
+    from evaluator.authoring.demo import SLUG, build_competition
 
     folder = tmp_path_factory.mktemp("competitions") / SLUG
     build_competition(folder, keypair["public"])

@@ -21,14 +21,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from evaluator import envelope, keys
-from evaluator.build import seal_labels, write_csv
-from evaluator.ci.publish import Published, publish_result
+from evaluator.authoring.build import seal_labels, write_csv
+from evaluator.ci.github import GitHubClient
+from evaluator.ci.predictions.publish import Published, publish_result
+from evaluator.ci.predictions.score import score_pr
 from evaluator.ci.result import Result, read_result, write_result
-from evaluator.ci.score import score_pr
-from evaluator.github import GitHubClient
-from evaluator.metadata import Metadata, dump_metadata
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.submission import envelope, keys
+from evaluator.submission.metadata import Metadata, dump_metadata
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 
 SLUGS = ("toy-nodes", "toy-graphs")

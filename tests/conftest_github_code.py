@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from evaluator import sandbox
-from evaluator.ci.code import (
+from evaluator.ci.code.pipeline import (
     CodeResult,
     judge_code_pr,
     publish_code_result,
     read_code_result,
     write_code_result,
 )
-from evaluator.ci.publish import Published
+from evaluator.ci.predictions.publish import Published
+from evaluator.sandbox import core as sandbox
 from tests.conftest_github import Arena, Sleeps, client, git
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 

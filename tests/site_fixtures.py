@@ -1,6 +1,6 @@
 """A ledger for site tests: the committed rows plus humans, LLM runs and a hostile name.
 
-The extra rows have the shape `evaluator.pipeline` writes (declared rules, LLM run facts,
+The extra rows have the shape `evaluator.pipeline.evaluate` writes (declared rules, LLM run facts,
 per-score 95 % intervals), so the pages are exercised on every kind of entrant."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _row(i: int, slug: str, participant: str, entrant: str, method: str, score: 
             "participant": participant, "entrant": entrant, "method": method, "model": model,
             "team": "",
             # a login's row came from its pull request; a platform entrant (llm:...) from the
-            # platform's own run, with no pull request and no account id (evaluator.identity)
+            # platform's own run, with no pull request and no account id (submission.identity)
             "participant_id": 1000 + i if entrant == "human" else None,
             "pr": 40 + i if entrant == "human" else None,
             "scores": {"accuracy": score, "macro_f1": score - 0.01},

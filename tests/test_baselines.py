@@ -1,4 +1,4 @@
-"""Baseline scripts and their shared helpers (evaluator/gnn, evaluator/baselines).
+"""Baseline scripts and their shared helpers (evaluator/gnn, evaluator/authoring/baselines).
 
 What a maintainer would check: every baseline of the node/edge competitions runs in smoke mode
 and writes a file that `gnncb check` accepts, with a report line that names the method and the
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluator.baselines import parse_report
+from evaluator.authoring.baselines import parse_report
 from evaluator.cli import main as gnncb
 from evaluator.errors import ConfigError
 from evaluator.gnn.data import load_node_task

@@ -15,9 +15,9 @@ import pytest
 
 from evaluator.ci.comment import HINTS
 from evaluator.cli import main
-from evaluator.ledger import Ledger
-from evaluator.ranking import standings
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.ledger.ranking import standings
+from evaluator.ledger.store import Ledger
 from tests.test_parts import build, truth
 
 SLUG = "toy-parts"

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evaluator import envelope, keys
+from evaluator.authoring.demo import predict_label_propagation
 from evaluator.cli import PLUGINS, VERBS, build_parser, main
-from evaluator.demo import predict_label_propagation
+from evaluator.submission import envelope, keys
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_version_and_help_import_no_heavy_modules():
              "try: runpy.run_module('evaluator.cli', run_name='__main__')\n"
              "except SystemExit: pass\n"
              "print('LOADED', sorted(m for m in ('pandas','networkx','numpy','jinja2',"
-             "'evaluator.codetrack','evaluator.spec') if m in sys.modules))")
+             "'evaluator.codetrack','evaluator.competition.spec') if m in sys.modules))")
     for arg, shows in (("--version", "gnncb 0.1.0"), ("--help", "graph-coding track")):
         done = subprocess.run([sys.executable, "-c", probe.format(arg=arg)], capture_output=True,
                               text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -280,9 +280,9 @@ def test_keys_reseal_rebinds_labels_after_a_version_bump(demo_competition, keypa
 def test_over_the_daily_limit_says_when_the_window_reopens(demo_competition):
     from datetime import UTC, datetime
 
+    from evaluator.competition.spec import load_spec
     from evaluator.errors import Rejection
-    from evaluator.pipeline import check_eligibility
-    from evaluator.spec import load_spec
+    from evaluator.pipeline.evaluate import check_eligibility
 
     spec_path = demo_competition / "competition.yaml"
     spec_path.write_text(spec_path.read_text().replace("per_day: 5", "per_day: 2"))
@@ -366,7 +366,7 @@ def test_code_generate_reports_progress_in_ci_logs(tmp_path, capsys):
 def test_progress_is_a_tqdm_bar_on_a_terminal():
     import io
 
-    from evaluator.progress import Progress
+    from evaluator.util.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -402,7 +402,7 @@ def test_rows_a_rescore_cannot_reach_are_marked_stale(demo_competition, keypair,
     assert digest[:16] in stdout and "1 submission(s)" in stdout
     code, stdout, _ = run(["ledger", "show", digest[:12], "--ledger", ledger], capsys)
     assert "status: stale" in stdout and "scored on old labels: not re-scored" in stdout
-    from evaluator.ledger import Ledger, active_submissions
+    from evaluator.ledger.store import Ledger, active_submissions
 
     (row,) = active_submissions(Ledger(ledger).rows())
     assert row["stale_since"]

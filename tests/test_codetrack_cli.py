@@ -20,7 +20,7 @@ from evaluator.codetrack.costmodel import model_seconds
 from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.problem import all_problems
 from evaluator.codetrack.report import significance
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from tests.codetrack_fixtures import KAHN
 
 REPO = Path(__file__).resolve().parent.parent

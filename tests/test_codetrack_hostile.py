@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import sandbox
 from evaluator.cli import main
+from evaluator.sandbox import core as sandbox
 
 FULL = sandbox.detect_isolation()
 pytestmark = pytest.mark.skipif(
@@ -256,7 +256,7 @@ def test_nothing_a_solution_leaves_is_owned_by_a_sandbox_uid(tmp_path: Path, cas
     import stat
 
     from evaluator.codetrack import judge as judge_module
-    from evaluator.sandbox_fs import remove_tree, walk
+    from evaluator.sandbox.fs import remove_tree, walk
 
     kept: list[Path] = []
     monkeypatch.setattr(judge_module.sandbox_fs, "remove_tree", kept.append)

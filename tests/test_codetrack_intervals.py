@@ -18,7 +18,7 @@ from evaluator.codetrack.intervals import (
     planned_cases,
     row_interval,
 )
-from evaluator.ledger import RESCORE, Ledger, active_submissions
+from evaluator.ledger.store import RESCORE, Ledger, active_submissions
 
 SLUG, VERSION = "graph-coding", 1
 

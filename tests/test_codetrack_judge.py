@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import sandbox
 from evaluator.codetrack.cases import Case, generate_case_set, make_plan
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.judge import (
@@ -27,6 +26,7 @@ from evaluator.codetrack.judge import (
     reference_solution,
 )
 from evaluator.codetrack.problem import Problem, all_problems
+from evaluator.sandbox import core as sandbox
 
 FULL = sandbox.detect_isolation()
 needs_isolation = pytest.mark.skipif(

@@ -32,7 +32,7 @@ from evaluator.codetrack.llmrun.prompting import (
 )
 from evaluator.codetrack.llmrun.repair import best_attempt
 from evaluator.codetrack.problem import get_problem
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from tests.codetrack_fixtures import KAHN
 from tests.test_llm_support import (
     API_KEY,
@@ -365,7 +365,7 @@ def test_recorded_unloadable_answer_is_invalid_and_its_repeat_stops_the_loop(
     assert run["attempt_modes"] == "1:other_code_error 2:other_code_error(r)"
     [model] = report["models"].values()
     assert (model["pairs"], model["valid"], model["valid_rate"]) == (1, 0, 0.0)
-    from evaluator.render import md_escape
+    from evaluator.render.boards import md_escape
 
     assert "per attempt" in markdown
     assert md_escape("1:other_code_error 2:other_code_error(r)") in markdown

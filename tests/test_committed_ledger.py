@@ -17,8 +17,8 @@ import shutil
 import pytest
 
 from evaluator.cli import main
-from evaluator.ledger import Ledger, active_submissions
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.ledger.store import Ledger, active_submissions
 from tests.conftest import REPO
 
 LEDGER = REPO / "leaderboard" / "ledger.jsonl"

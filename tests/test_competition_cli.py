@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evaluator.authoring.lint import README_SECTIONS, lint_competition
 from evaluator.cli import main as gnncb
-from evaluator.lint import README_SECTIONS, lint_competition
 
 SLUG = "toy-communities"
 
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
-from evaluator.spec import load_spec
+from evaluator.authoring.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
+from evaluator.competition.spec import load_spec
 
 SLUG = "toy-communities"
 
@@ -197,7 +197,7 @@ def test_baseline_run_without_a_private_key_explains_how_to_pass_one(built, keyp
 
 
 def test_baseline_run_refuses_a_key_that_does_not_match(built, tmp_path, capsys):
-    from evaluator import keys
+    from evaluator.submission import keys
 
     other = tmp_path / "other-keys"
     keys.generate(other, bits=3072)

@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evaluator.authoring.lint import lint_competition
 from evaluator.cli import main as gnncb
-from evaluator.lint import lint_competition
-from evaluator.spec import load_spec
-from evaluator.validate import all_ids, competition_ids
+from evaluator.competition.spec import load_spec
+from evaluator.submission.validate import all_ids, competition_ids
 from tests.conftest import REPO, SHARED
 
 SLUGS = ("gta", "gnn-bace", "solubility", "mix-props")
@@ -44,7 +44,7 @@ def read(slug: str, name: str) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def chem():
     pytest.importorskip("rdkit")
-    from evaluator import chem
+    from evaluator.authoring import chem
 
     return chem
 
@@ -198,8 +198,8 @@ def build_inputs():
     seed_file = SHARED / "secrets" / "build-seed.txt"
     if not seed_file.is_file() or not (SHARED / "datasets").is_dir():
         pytest.skip("../shared (datasets and build seed) is absent (fresh clone)")
-    from evaluator import keys
-    from evaluator.build import read_seed
+    from evaluator.authoring.build import read_seed
+    from evaluator.submission import keys
 
     return read_seed(seed_file), keys.load_public_key(
         (REPO / "keys" / "platform-public.pem").read_bytes())
@@ -223,11 +223,11 @@ def test_rebuild_reproduces_committed_public_files(slug, build_inputs, tmp_path)
     assert sorted(p.name for p in (tmp_path / "hidden").iterdir()) == sorted(
         Path(s.labels).name for s in spec.splits.values())
     # sealed files are randomized per seal: compare what they hold, public/private part included
-    from evaluator.pipeline import load_labels
+    from evaluator.pipeline.evaluate import load_labels
 
     keys_path = SHARED / "secrets" / "deploy-private.pem"
     if keys_path.is_file():
-        from evaluator import keys
+        from evaluator.submission import keys
 
         private = keys.private_keys_from([keys_path])
         rebuilt = load_labels(tmp_path, spec, private)
@@ -241,7 +241,7 @@ def private_keys():
     path = SHARED / "secrets" / "deploy-private.pem"
     if not path.is_file():
         pytest.skip("../shared/secrets is absent (fresh clone)")
-    from evaluator import keys
+    from evaluator.submission import keys
 
     return keys.load_private_keys(path.read_text())
 
@@ -249,7 +249,7 @@ def private_keys():
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", SLUGS)
 def test_hidden_labels_open_and_cover_the_test_ids_exactly(slug, private_keys):
-    from evaluator.pipeline import load_labels
+    from evaluator.pipeline.evaluate import load_labels
 
     spec = load_spec(folder(slug))
     labels = load_labels(folder(slug), spec, private_keys)
@@ -269,7 +269,7 @@ def test_hidden_labels_open_and_cover_the_test_ids_exactly(slug, private_keys):
 def test_hidden_design_promises(private_keys):
     """BACE's test set keeps the natural ratio; GTA's two halves hold the same class counts;
     the ESOL competitions hold out the same molecules."""
-    from evaluator.pipeline import load_labels
+    from evaluator.pipeline.evaluate import load_labels
 
     def labels(slug):
         return load_labels(folder(slug), load_spec(folder(slug)), private_keys)

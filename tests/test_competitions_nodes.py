@@ -18,13 +18,13 @@ import pandas as pd
 import pytest
 from scipy import sparse
 
-from evaluator import keys
-from evaluator.build import read_seed
+from evaluator.authoring.build import read_seed
+from evaluator.authoring.lint import MAX_PUBLIC_BYTES, lint_competition
 from evaluator.commands.competition import render_readme, run_build
-from evaluator.lint import MAX_PUBLIC_BYTES, lint_competition
-from evaluator.pipeline import load_labels
-from evaluator.spec import load_spec
-from evaluator.validate import all_ids, competition_ids
+from evaluator.competition.spec import load_spec
+from evaluator.pipeline.evaluate import load_labels
+from evaluator.submission import keys
+from evaluator.submission.validate import all_ids, competition_ids
 from tests.conftest import REPO, SHARED
 
 SLUGS = ("gnn-cora", "park-gnn", "netlinkarena", "octonode", "trust-temporal")

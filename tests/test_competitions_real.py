@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 from evaluator.cli import main as gnncb
-from evaluator.spec import load_spec
-from evaluator.validate import all_ids, competition_ids
+from evaluator.competition.spec import load_spec
+from evaluator.submission.validate import all_ids, competition_ids
 from tests.conftest import REPO, SHARED
 
 GRAPH_LEVEL = ("grape", "cgcc", "mix2print")
@@ -138,8 +138,8 @@ def secrets():
     key_file = SHARED / "secrets" / "deploy-private.pem"
     if not (seed_file.is_file() and key_file.is_file() and (SHARED / "datasets").is_dir()):
         pytest.skip("../shared (datasets, build seed, key) is absent (fresh clone)")
-    from evaluator import keys
-    from evaluator.build import read_seed
+    from evaluator.authoring.build import read_seed
+    from evaluator.submission import keys
 
     return {"seed": read_seed(seed_file),
             "public": keys.load_public_key((REPO / "keys" / "platform-public.pem").read_bytes()),
@@ -152,7 +152,7 @@ def raw(slug: str) -> Path:
 
 def hidden_tables(competition: Path, private, slug: str | None = None
                   ) -> dict[str, pd.DataFrame]:
-    from evaluator.pipeline import load_labels
+    from evaluator.pipeline.evaluate import load_labels
 
     return load_labels(competition, load_spec(folder(slug or competition.name)), private)
 
@@ -292,7 +292,7 @@ def test_thinc_public_part_never_splits_an_image(secrets):
     """The 5-NN edges tie the cells of an image together: a part that split images would let
     probes of the public score reach private cells (docs/security.md). The committed labels
     put every test image wholly in one part, and both parts hold every cell type."""
-    from evaluator.spec import PART_COLUMN
+    from evaluator.competition.spec import PART_COLUMN
 
     labels = hidden_tables(folder("thinc"), secrets["private"])["test"]
     images = read("thinc", "images.csv").set_index("id")["image"]

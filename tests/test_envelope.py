@@ -11,8 +11,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluator import envelope, keys
 from evaluator.errors import ConfigError, Rejection
+from evaluator.submission import envelope, keys
 
 CLAIMS = envelope.prediction_claims("demo-comp", 1, "alice")
 DATA = b"id,label\n1,0\n2,1\n"

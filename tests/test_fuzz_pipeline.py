@@ -27,10 +27,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator import envelope
 from evaluator.errors import Rejection
-from evaluator.ledger import Ledger
-from evaluator.pipeline import evaluate_bytes
+from evaluator.ledger.store import Ledger
+from evaluator.pipeline.evaluate import evaluate_bytes
+from evaluator.submission import envelope
 from tests.conftest_github import Arena, _shared_keypair, run_publish, run_score, truth_for
 from tests.fake_github import FakeGitHub
 from tests.test_hostile_inputs import raw_envelope

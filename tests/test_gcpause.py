@@ -4,7 +4,7 @@ import gc
 
 import pytest
 
-from evaluator import gcpause
+from evaluator.util import gcpause
 
 
 def test_pause_turns_the_collector_off_and_back_on_even_on_error():

@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evaluator import keys
-from evaluator.build import seal_labels
+from evaluator.authoring.build import seal_labels
 from evaluator.cli import main
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.submission import keys
 from tests.conftest_github import Arena, git, run_pr, truth_for
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 
@@ -204,7 +204,8 @@ def test_pipeline_runs_without_the_heavy_extras(tmp_path: Path) -> None:
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n")
     repo = Path(__file__).resolve().parent.parent
-    code = ("import evaluator.ci.score, evaluator.ci.publish, evaluator.ci.ledger_ops\n"
+    code = ("import evaluator.ci.predictions.score, evaluator.ci.predictions.publish, "
+            "evaluator.repo.corrections\n"
             "from evaluator.cli import main\n"
             "raise SystemExit(main(['ci', 'pr', 'score', '--help']))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

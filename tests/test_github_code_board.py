@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from evaluator.ci.code import CodeResult, digest_of, read_code_result
+from evaluator.authoring.lint import lint_competition
+from evaluator.ci.code.pipeline import CodeResult, digest_of, read_code_result
 from evaluator.cli import GROUPS, build_parser, main
 from evaluator.codetrack.board import BOARDS, board_page, only_code_track
 from evaluator.codetrack.cases import make_plan, seed_from_digest
 from evaluator.codetrack.intervals import row_interval
 from evaluator.codetrack.problem import all_problems
 from evaluator.commands import code as code_cmd
+from evaluator.competition.spec import parse_spec
 from evaluator.errors import ConfigError
-from evaluator.lint import lint_competition
-from evaluator.render import write_leaderboards
-from evaluator.spec import parse_spec
+from evaluator.render.boards import write_leaderboards
 from tests.test_spec import GOOD
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,12 @@ import stat
 
 import pytest
 
-from evaluator.ci.code import CodeResult, judge_code_pr, publish_code_result, read_code_result
+from evaluator.ci.code.pipeline import (
+    CodeResult,
+    judge_code_pr,
+    publish_code_result,
+    read_code_result,
+)
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.cli import main
 from evaluator.codetrack.cases import seed_from_digest

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from evaluator.ci.code import judge_code_pr
+from evaluator.ci.code.pipeline import judge_code_pr
 from evaluator.ci.comment import MARKER_PREFIX
-from evaluator.render import md_escape
+from evaluator.render.boards import md_escape
 from tests.conftest_github import Arena, client, run_pr
 from tests.conftest_github_code import (
     LC997,
@@ -56,8 +56,8 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         {**code_files("alice"), ".github/workflows/evaluate-code.yml": b"on: push\n"},
         "platform-path", ".github/workflows/evaluate-code.yml"),
     "PR touching the evaluator": (
-        {**code_files("alice"), "evaluator/ci/code.py": b"# patched\n"},
-        "platform-path", "evaluator/ci/code.py"),
+        {**code_files("alice"), "evaluator/ci/code/pipeline.py": b"# patched\n"},
+        "platform-path", "evaluator/ci/code/pipeline.py"),
     "shell metacharacters in a name": (
         {**code_files("alice"), f"{OWN}/solutions/$(id).py": LC997}, "unsafe-path",
         f"{OWN}/solutions/$(id).py"),
@@ -130,7 +130,7 @@ def test_over_the_daily_limit_is_refused_before_judging(code_arena: Arena,
 
 def test_identical_files_of_another_participant_are_copied(code_arena: Arena,
                                                            fake: FakeGitHub) -> None:
-    from evaluator.ci.code import digest_of
+    from evaluator.ci.code.pipeline import digest_of
 
     digest = digest_of({"lc997.py": LC997, "lc1557.py": code_files("x")[
         f"{folder('x')}/solutions/lc1557.py"]})
@@ -214,8 +214,8 @@ def test_judge_refuses_to_run_code_without_full_isolation(
         capsys) -> None:
     """A runner that cannot isolate fails the job (exit 2, no verdict, nothing recorded) rather
     than run participant code unsandboxed."""
-    from evaluator import sandbox
     from evaluator.cli import main
+    from evaluator.sandbox import core as sandbox
 
     monkeypatch.setattr(sandbox, "detect_isolation", lambda: sandbox.Isolation(
         False, False, False, False, "none", detail="not running as root"))

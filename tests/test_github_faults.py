@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from evaluator.ci.github import GitHubError
 from evaluator.errors import ConfigError
-from evaluator.github import GitHubError
 from tests.conftest_github import Arena, Sleeps, run_pr, run_publish, run_score
 from tests.fake_github import FakeGitHub
 

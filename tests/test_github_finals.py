@@ -16,14 +16,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from evaluator import envelope
-from evaluator.build import seal_labels, write_csv
+from evaluator.authoring.build import seal_labels, write_csv
+from evaluator.ci.predictions.score import score_pr
 from evaluator.ci.result import read_result, write_result
-from evaluator.ci.score import score_pr
 from evaluator.cli import main
-from evaluator.metadata import Metadata, dump_metadata
-from evaluator.pipeline import load_labels
-from evaluator.spec import PART_COLUMN, load_spec
+from evaluator.competition.spec import PART_COLUMN, load_spec
+from evaluator.pipeline.evaluate import load_labels
+from evaluator.submission import envelope
+from evaluator.submission.metadata import Metadata, dump_metadata
 from tests.conftest_github import Arena, client, git, run_publish
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 
@@ -241,7 +241,7 @@ def test_phases_private_part_final_choice_and_reveal(finals: Finals, fake: FakeG
 
 
 def Ledger_rows(root: Path) -> list[dict]:
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.store import Ledger
 
     return Ledger(root / "leaderboard" / "ledger.jsonl").rows()
 

@@ -6,8 +6,8 @@ import json
 import threading
 
 from evaluator.ci.comment import MARKER_PREFIX
+from evaluator.ci.predictions.score import score_pr
 from evaluator.ci.result import write_result
-from evaluator.ci.score import score_pr
 from tests.conftest_github import Arena, Sleeps, client, run_pr, run_publish, run_score
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.ci.gitops import Change, Git, auth_env, commit_and_push
-from evaluator.ci.record import record_submission
 from evaluator.errors import ConfigError
+from evaluator.repo.gitops import Change, Git, auth_env, commit_and_push
+from evaluator.repo.record import record_submission
 from tests.conftest_github import Arena, Sleeps, git
 
 pytest_plugins = ["tests.conftest_github"]
@@ -20,7 +20,7 @@ pytest_plugins = ["tests.conftest_github"]
 def row(arena: Arena, login: str, slug: str = "toy-nodes", accuracy: float = 0.5,
         pr: int = 1) -> tuple[dict, bytes]:
     sealed = arena.envelope(slug, login)
-    from evaluator import envelope
+    from evaluator.submission import envelope
 
     return ({"type": "submission", "digest": envelope.digest(sealed), "slug": slug,
              "version": 1, "participant": login, "participant_id": pr, "entrant": "human",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.ci.github import ChangedFile
 from evaluator.ci.policy import PolicyRejection, check_pr_files
-from evaluator.github import ChangedFile
 
 SLUGS = {"toy-nodes", "toy-graphs"}
 BASE = "competitions/toy-nodes/submissions/alice"
@@ -52,7 +52,7 @@ HOSTILE = {
     "html": (f"{BASE}/<img src=x onerror=alert(1)>", "unsafe-path"),
     "empty-segment": (f"{BASE}//metadata.json", "unsafe-path"),
     "workflow": (".github/workflows/evil.yml", "platform-path"),
-    "evaluator": ("evaluator/pipeline.py", "platform-path"),
+    "evaluator": ("evaluator/pipeline/evaluate.py", "platform-path"),
     "ledger": ("leaderboard/ledger.jsonl", "platform-path"),
     "competition-spec": ("competitions/toy-nodes/competition.yaml", "outside-submission"),
     "hidden-labels": ("competitions/toy-nodes/hidden/test_labels.jwe", "outside-submission"),

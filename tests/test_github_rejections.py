@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from evaluator import envelope, keys
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.ci.logs import one_line
+from evaluator.submission import envelope, keys
 from tests.conftest_github import Arena, run_pr
 from tests.fake_github import FakeGitHub, Symlink
 
@@ -94,7 +94,7 @@ CASES: dict[str, tuple[Callable[..., dict[str, Any]], str, str]] = {
         "unknown-competition", "no"),
     "touches-workflows": (_with({".github/workflows/evil.yml": b"on: push"}), "platform-path",
                           "workflows"),
-    "touches-evaluator": (_with({"evaluator/pipeline.py": b"print(1)"}), "platform-path",
+    "touches-evaluator": (_with({"evaluator/pipeline/evaluate.py": b"print(1)"}), "platform-path",
                           "evaluator"),
     "two-submissions": (lambda a: {"files": {**a.files("toy-nodes", "alice"),
                                              **a.files("toy-graphs", "alice")}},

@@ -23,13 +23,13 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from evaluator import envelope
-from evaluator.build import seal_labels, write_csv
+from evaluator.authoring.build import seal_labels, write_csv
 from evaluator.cli import main
-from evaluator.keys import b64url, thumbprint
-from evaluator.ledger import Ledger
-from evaluator.pipeline import evaluate_bytes
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.ledger.store import Ledger
+from evaluator.pipeline.evaluate import evaluate_bytes
+from evaluator.submission import envelope
+from evaluator.submission.keys import b64url, thumbprint
 from tests.conftest_github import Arena, run_pr
 from tests.fake_github import FakeGitHub
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from evaluator.cli import main
-from evaluator.identity import check_participant, migrate_row, platform_participant
-from evaluator.ledger import Ledger
-from evaluator.ranking import standings
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.ledger.ranking import standings
+from evaluator.ledger.store import Ledger
+from evaluator.submission.identity import check_participant, migrate_row, platform_participant
 from tests.conftest_github import Arena, run_pr
 from tests.fake_github import FakeGitHub
 

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn import metrics as skm
 
-from evaluator import bootstrap, envelope
-from evaluator.metadata import Metadata, dump_metadata
-from evaluator.pipeline import evaluate_bytes
-from evaluator.scoring import score, score_intervals
-from evaluator.spec import parse_spec
+from evaluator.competition.spec import parse_spec
+from evaluator.pipeline.evaluate import evaluate_bytes
+from evaluator.scoring import bootstrap
+from evaluator.scoring.score import score, score_intervals
+from evaluator.submission import envelope
+from evaluator.submission.metadata import Metadata, dump_metadata
 
 labels_st = st.integers(min_value=2, max_value=5).flatmap(
     lambda k: st.tuples(st.just(k), st.lists(st.tuples(st.integers(0, k - 1),
@@ -161,7 +162,7 @@ def test_clusters_are_resampled_whole_and_shared_between_splits():
     target = [{"name": "y", "type": "class", "classes": [0, 1]}]
     paired = _spec(metrics, target, ("a", "b"), derived, {"name": "twins", "column": "twin"})
     independent = _spec(metrics, target, ("a", "b"), derived)
-    from evaluator.clusters import load_clusters
+    from evaluator.scoring.clusters import load_clusters
     clusters = load_clusters(None, paired, frames)
     with_twins = score_intervals(paired, frames, predictions.iloc[:n], clusters=clusters)
     without = score_intervals(independent, frames, predictions.iloc[:n])
@@ -184,7 +185,7 @@ def test_speaker_clusters_widen_the_interval():
                  [{"name": "y", "type": "class", "classes": [0, 1]}],
                  clusters={"name": "speakers", "column": "speaker"})
     labels = {"test": _frame({"y": truth, "speaker": speakers}, n)}
-    from evaluator.clusters import load_clusters
+    from evaluator.scoring.clusters import load_clusters
     by_speaker = score_intervals(spec, labels, _frame({"y": pred}, n),
                                  clusters=load_clusters(None, spec, labels))["acc"]
     by_row = score_intervals(_spec({"acc": {"fn": "accuracy", "split": "test"}},
@@ -203,8 +204,8 @@ def test_intervals_are_deterministic():
 
 
 def test_every_scored_row_carries_its_intervals(demo_competition, keypair):
-    from evaluator.spec import load_spec
-    from evaluator.validate import all_ids, competition_ids
+    from evaluator.competition.spec import load_spec
+    from evaluator.submission.validate import all_ids, competition_ids
 
     spec = load_spec(demo_competition)
     ids = sorted(all_ids(competition_ids(demo_competition, spec)))
@@ -223,8 +224,8 @@ def test_every_scored_row_carries_its_intervals(demo_competition, keypair):
 
 
 def test_parts_get_their_own_intervals_and_the_private_ones_stay_sealed(tmp_path, keypair):
-    from evaluator.spec import load_spec
-    from evaluator.validate import all_ids, competition_ids
+    from evaluator.competition.spec import load_spec
+    from evaluator.submission.validate import all_ids, competition_ids
     from tests.test_parts import build
 
     folder = build(tmp_path / "toy-parts", keypair["public"])

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluator.cli import main
-from evaluator.ledger import active_submissions
+from evaluator.ledger.store import active_submissions
 from tests.conftest_github import git
 from tests.test_github_cli import ledger_rows, published_two
 

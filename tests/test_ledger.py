@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import ConfigError
-from evaluator.ledger import Ledger, active_submissions, count_accepted
+from evaluator.ledger.store import Ledger, active_submissions, count_accepted
 
 
 def row(digest: str, participant: str = "alice", **scores) -> dict:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from evaluator.cli import main
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from tests.conftest_github import Arena
 
 pytest_plugins = ["tests.conftest_github"]

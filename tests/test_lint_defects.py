@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from evaluator.build import seal_labels
+from evaluator.authoring.build import seal_labels
+from evaluator.authoring.lint import lint_competition
 from evaluator.cli import main as gnncb
 from evaluator.commands.competition import render_readme
-from evaluator.lint import lint_competition
-from evaluator.pipeline import load_labels
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.pipeline.evaluate import load_labels
 from tests.conftest import REPO, SHARED
 
 FILES = {
@@ -211,8 +211,8 @@ def test_every_committed_competition_lints_clean_with_the_key(slug):
     path = SHARED / "secrets" / "deploy-private.pem"
     if not path.is_file():
         pytest.skip("../shared/secrets is absent (fresh clone)")
-    from evaluator import keys
     from evaluator.commands.competition import render_readme
+    from evaluator.submission import keys
 
     private = keys.load_private_keys(path.read_text())
     assert lint_competition(REPO / "competitions" / slug, private_keys=private,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from evaluator import envelope
+from evaluator.authoring.demo import predict_logistic
 from evaluator.cli import main
-from evaluator.demo import predict_logistic
 from evaluator.llm.prompt import get_variant, template_hash
-from evaluator.metadata import Metadata, dump_metadata
-from evaluator.pipeline import evaluate_bytes
+from evaluator.pipeline.evaluate import evaluate_bytes
+from evaluator.submission import envelope
+from evaluator.submission.metadata import Metadata, dump_metadata
 from tests.test_llm_support import (
     API_KEY,
     BROKEN,
@@ -194,7 +194,7 @@ def test_unisolated_machine_refuses_unless_allowed_and_says_so(keypair, demo_com
                                                                tmp_path, httpserver,
                                                                monkeypatch, capsys):
     from evaluator.llm import session
-    from evaluator.sandbox import Isolation
+    from evaluator.sandbox.core import Isolation
 
     none = Isolation(False, False, False, False, "none", detail="not running as root")
     monkeypatch.setattr(session, "detect_isolation", lambda: none)

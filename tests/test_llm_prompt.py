@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from evaluator.build import seal_labels, write_csv
+from evaluator.authoring.build import seal_labels, write_csv
+from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError
 from evaluator.llm.execute import LimitOverrides, limits_for, public_sources
 from evaluator.llm.prompt import get_variant, render_feedback, render_prompt, template_hash
 from evaluator.llm.slots import SLOT_NAMES, fill_slots
-from evaluator.spec import load_spec
 
 LIBS = [("numpy", "1.0"), ("torch", "2.0")]
 

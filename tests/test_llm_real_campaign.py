@@ -30,7 +30,7 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.codetrack.problem import get_problem
-from evaluator.ledger import Ledger, active_submissions
+from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.llm.parse import parse_response
 from tests.test_llm_support import UNSANDBOXED_FLAGS, read_json
 

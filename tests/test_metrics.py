@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from evaluator import metrics
+from evaluator.metrics import functions as metrics
 
 labels = st.lists(st.integers(0, 4), min_size=2, max_size=200)
 

@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score
 
-from evaluator import envelope
-from evaluator.build import draw_public_part, seal_labels, write_csv
+from evaluator.authoring.build import draw_public_part, seal_labels, write_csv
 from evaluator.cli import main
+from evaluator.competition.spec import PART_COLUMN, load_spec, parse_spec
 from evaluator.errors import ConfigError
-from evaluator.pipeline import load_labels
-from evaluator.spec import PART_COLUMN, load_spec, parse_spec
+from evaluator.pipeline.evaluate import load_labels
+from evaluator.submission import envelope
 
 SEED = "a-test-seed-that-is-long-enough"
 N = 60
@@ -196,8 +196,8 @@ def test_sealed_scores_do_not_leak_through_their_length(keypair):
 def test_late_submissions_are_accepted_marked_and_never_ranked(tmp_path, keypair, capsys):
     from datetime import UTC, datetime, timedelta
 
-    from evaluator.ledger import Ledger
-    from evaluator.ranking import standings
+    from evaluator.ledger.ranking import standings
+    from evaluator.ledger.store import Ledger
 
     past = datetime.now(UTC) - timedelta(days=2)
     phases = [{"name": "development", "start": (past - timedelta(days=9)).isoformat(),
@@ -220,7 +220,7 @@ def test_rows_scored_before_the_split_are_rescored_onto_the_public_part(tmp_path
                                                                        capsys):
     """The migration path of the committed competitions: rows scored on the whole split are
     re-scored (public part readable, private part sealed), then the reveal can open them."""
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.store import Ledger
 
     root = tmp_path / "repo"
     folder = root / "competitions" / "toy-parts"
@@ -305,9 +305,9 @@ def test_committed_boards_show_public_part_scores_only():
     """The boards say 'Scores are on the public part': the row each baseline is ranked by
     must be scored on the public part (a row scored on the whole split would tell the private
     score to anyone who subtracts)."""
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.ranking import standings
+    from evaluator.ledger.store import Ledger
     from evaluator.paths import default_ledger
-    from evaluator.ranking import standings
     from tests.conftest import REPO
 
     rows = Ledger(default_ledger()).rows()

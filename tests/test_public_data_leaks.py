@@ -120,12 +120,12 @@ def _speakers(folder: Path) -> list[list[int]]:
 def _submit(folder: Path, labels: dict[int, int], keys: dict, ledger, now: datetime):
     """One probing submission through the real entry point: (macro-F1, accuracy) as the PR
     answer prints them (four digits), or None when the submission limits refuse it."""
-    from evaluator import envelope
+    from evaluator.competition.spec import load_spec
     from evaluator.errors import Rejection
-    from evaluator.metadata import Metadata, dump_metadata
-    from evaluator.pipeline import evaluate_bytes
-    from evaluator.render import fmt_score
-    from evaluator.spec import load_spec
+    from evaluator.pipeline.evaluate import evaluate_bytes
+    from evaluator.render.boards import fmt_score
+    from evaluator.submission import envelope
+    from evaluator.submission.metadata import Metadata, dump_metadata
 
     spec = load_spec(folder)
     plain = pd.DataFrame({"id": list(labels), "label": list(labels.values())}
@@ -149,7 +149,7 @@ def _shown(healthy: int, pd_: int, right0: int, wrong0: int) -> tuple[str, str]:
     the probe's zeros hit `right0` healthy and `wrong0` PD recordings."""
     from sklearn.metrics import accuracy_score, f1_score
 
-    from evaluator.render import fmt_score
+    from evaluator.render.boards import fmt_score
 
     y = np.array([0] * healthy + [1] * pd_)
     p = np.array([0] * right0 + [1] * (healthy - right0) + [0] * wrong0 + [1] * (pd_ - wrong0))
@@ -215,8 +215,8 @@ def _private_f1(folder: Path, keys: dict, guess: dict[int, int]) -> tuple[float,
     """(attack, majority guess) macro-F1 on the private part, and the private size."""
     from sklearn.metrics import f1_score
 
-    from evaluator.pipeline import load_labels
-    from evaluator.spec import PART_COLUMN, load_spec
+    from evaluator.competition.spec import PART_COLUMN, load_spec
+    from evaluator.pipeline.evaluate import load_labels
 
     truth = load_labels(folder, load_spec(folder), keys)["test"]
     private = truth[truth[PART_COLUMN] == "private"]
@@ -229,16 +229,16 @@ def _private_f1(folder: Path, keys: dict, guess: dict[int, int]) -> tuple[float,
 
 
 def _keys(shared_secrets: Path) -> dict:
-    from evaluator.keys import load_private_keys
+    from evaluator.submission.keys import load_private_keys
 
     return load_private_keys((shared_secrets / "deploy-private.pem").read_text())
 
 
 @pytest.mark.shared
 def test_park_gnn_probes_cannot_decode_the_private_labels(tmp_path, shared_secrets):
-    from evaluator.ledger import Ledger
-    from evaluator.pipeline import load_labels
-    from evaluator.spec import PART_COLUMN, load_spec
+    from evaluator.competition.spec import PART_COLUMN, load_spec
+    from evaluator.ledger.store import Ledger
+    from evaluator.pipeline.evaluate import load_labels
 
     keys = _keys(shared_secrets)
     truth = load_labels(PARK, load_spec(PARK), keys)["test"]
@@ -258,10 +258,10 @@ def test_park_gnn_probes_cannot_decode_the_private_labels(tmp_path, shared_secre
 def test_the_probe_attack_decodes_a_row_level_public_part(tmp_path, shared_secrets):
     """The attack itself works: the same labels with a public part drawn row by row (the
     stratified random 30 % every other competition gets) are decoded from the same probes."""
-    from evaluator.build import draw_public_part, seal_labels
-    from evaluator.ledger import Ledger
-    from evaluator.pipeline import load_labels
-    from evaluator.spec import PART_COLUMN, load_spec
+    from evaluator.authoring.build import draw_public_part, seal_labels
+    from evaluator.competition.spec import PART_COLUMN, load_spec
+    from evaluator.ledger.store import Ledger
+    from evaluator.pipeline.evaluate import load_labels
 
     keys = _keys(shared_secrets)
     folder = tmp_path / "park-gnn"
@@ -289,8 +289,8 @@ def _toy_split(groups: list[int], labels: list[int]) -> pd.DataFrame:
 def test_a_group_aware_public_part_never_splits_a_group(groups, seed):
     """Random group sizes and labels: every group lies wholly in one part, both parts are
     non-empty, and the same seed draws the same part."""
-    from evaluator.build import draw_public_part
-    from evaluator.spec import load_spec
+    from evaluator.authoring.build import draw_public_part
+    from evaluator.competition.spec import load_spec
 
     member = [g for g, (size, _) in enumerate(groups) for _ in range(size)]
     assume(len(member) >= 10)  # fewer rows: public_fraction 0.3 leaves a part empty (refused)
@@ -307,9 +307,9 @@ def test_a_group_aware_public_part_never_splits_a_group(groups, seed):
 def test_sealing_a_clustered_split_without_groups_is_refused(tmp_path):
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    from evaluator.build import seal_labels
+    from evaluator.authoring.build import seal_labels
+    from evaluator.competition.spec import load_spec
     from evaluator.errors import ConfigError
-    from evaluator.spec import load_spec
 
     frame = _toy_split([0] * 6 + [1] * 6 + [2] * 7, [1] * 12 + [0] * 7)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()

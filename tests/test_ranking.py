@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evaluator.ranking import standings
-from evaluator.spec import parse_spec
+from evaluator.competition.spec import parse_spec
+from evaluator.ledger.ranking import standings
 from tests.test_spec import GOOD
 
 

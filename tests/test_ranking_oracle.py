@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluator.ledger import active_submissions
-from evaluator.ranking import FINAL_CHOICE, Entry, standings, standings_by_competition
-from evaluator.spec import parse_spec
+from evaluator.competition.spec import parse_spec
+from evaluator.ledger.ranking import FINAL_CHOICE, Entry, standings, standings_by_competition
+from evaluator.ledger.store import active_submissions
 from tests.test_spec import GOOD
 
 
@@ -21,7 +21,7 @@ def _oracle_key(spec: Any, scores: dict[str, Any]) -> tuple[float, ...]:
 
 
 def oracle_standings(spec: Any, rows: list[dict[str, Any]]) -> list[Entry]:
-    """`evaluator.ranking.standings` as it was before the rendering-at-scale work."""
+    """`evaluator.ledger.ranking.standings` as it was before the rendering-at-scale work."""
     mine = [r for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")]
     active = {r["digest"]: r for r in mine}

@@ -17,14 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from evaluator.render import (
+from evaluator.competition.spec import parse_spec
+from evaluator.render.boards import (
     MENTION_BREAK,
     competition_page,
     index_page,
     md_escape,
     write_leaderboards,
 )
-from evaluator.spec import parse_spec
 from tests.test_spec import GOOD
 
 HOSTILE = [
@@ -206,7 +206,7 @@ def test_index_names_the_ledger_and_its_size():
                 max_size=40))
 def test_one_pass_standings_equal_per_competition_standings(events):
     """The renderers rank every competition from one pass; it must equal `standings`."""
-    from evaluator.ranking import standings, standings_by_competition
+    from evaluator.ledger.ranking import standings, standings_by_competition
 
     specs = [parse_spec(GOOD), parse_spec(GOOD.replace("slug: gta", "slug: gta-two"))]
     rows: list[dict] = []

@@ -55,9 +55,9 @@ def test_deployment_secrets_not_in_repository(shared_secrets):
 def test_no_tracked_file_holds_hidden_labels(shared_secrets):
     """Decrypt every competition's hidden labels and look for their (id, label) pairs in every
     tracked CSV: a public table whose rows reproduce a hidden split is a leak."""
-    from evaluator import keys
-    from evaluator.pipeline import load_labels
-    from evaluator.spec import load_spec
+    from evaluator.competition.spec import load_spec
+    from evaluator.pipeline.evaluate import load_labels
+    from evaluator.submission import keys
 
     private = keys.load_private_keys((shared_secrets / "deploy-private.pem").read_text())
     csvs = [p for p in tracked_files() if p.suffix == ".csv" and p.is_file()]

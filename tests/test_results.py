@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from evaluator.cli import main
 from evaluator.commands.core import load_all_specs
-from evaluator.ledger import Ledger
-from evaluator.results import api, conformance
-from evaluator.results.reference import TABLE3, table3_last_row
-from evaluator.spec import load_spec
+from evaluator.competition.spec import load_spec
+from evaluator.ledger.store import Ledger
+from evaluator.render.results import api, conformance
+from evaluator.render.results.reference import TABLE3, table3_last_row
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPETITIONS = ROOT / "competitions"
@@ -355,7 +355,7 @@ def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
 
 
 def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
-    from evaluator.render import competition_page
+    from evaluator.render.boards import competition_page
 
     spec = load_spec(COMPETITIONS / "park-gnn")
 
@@ -387,7 +387,7 @@ def test_mean_sem_is_scipys_sem(values):
     """Repeated runs' SEM (mean ± SEM, as MLE-bench reports) equals scipy.stats.sem."""
     from scipy import stats
 
-    from evaluator.results.entries import mean_sem
+    from evaluator.render.results.entries import mean_sem
 
     mean, sem = mean_sem(values)
     assert mean == pytest.approx(float(np.mean(values)), rel=1e-9, abs=1e-9)

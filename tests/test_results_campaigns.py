@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import main
-from evaluator.ledger import Ledger
-from evaluator.results.reference import TABLE3
+from evaluator.ledger.store import Ledger
+from evaluator.render.results.reference import TABLE3
 from tests.test_results import PROTOCOL_HUMAN, _llm, _row
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from evaluator.commands.core import load_all_specs
-from evaluator.ledger import active_submissions
+from evaluator.ledger.ranking import standings_by_competition
+from evaluator.ledger.store import active_submissions
 from evaluator.paths import competitions_dir
-from evaluator.ranking import standings_by_competition
-from evaluator.render import prepare
-from evaluator.results import api, conformance
+from evaluator.render.boards import prepare
+from evaluator.render.results import api, conformance
 
 ROOT = Path(__file__).resolve().parent.parent
 

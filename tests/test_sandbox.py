@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import sandbox
-from evaluator.sandbox import (
+from evaluator.sandbox import core as sandbox
+from evaluator.sandbox.core import (
     NO_ISOLATION,
     Isolation,
     Limits,
@@ -330,7 +330,7 @@ def test_judge_death_ends_the_run(ws):
     marker = f"gnncb-orphaned-{uuid.uuid4().hex}"
     (ws / "solution.py").write_text(f"import os, sys\n{sleeper(marker)}\n")
     judge_code = (
-        "import sys; from pathlib import Path; from evaluator.sandbox import run, Limits; "
+        "import sys; from pathlib import Path; from evaluator.sandbox.core import run, Limits; "
         f"run([sys.executable, 'solution.py'], workspace=Path({str(ws)!r}), "
         "limits=Limits(wall_seconds=600))"
     )
@@ -689,8 +689,8 @@ def test_1200_deep_tree_ends_in_a_verdict_and_nothing_stays_sandbox_owned(ws, qu
     (workspace_bytes=None) every level is handed back to the owner; with the quota's copy the
     levels below MAX_COPY_DEPTH are refused and named. Either way the run ends with a result,
     the output check gives its verdict, and the judge can scrub and delete the tree."""
-    from evaluator import sandbox_fs
     from evaluator.llm.execute import read_output
+    from evaluator.sandbox import fs as sandbox_fs
 
     limits = Limits() if quota else Limits(workspace_bytes=None)
     result = run_py(ws, """

@@ -19,15 +19,15 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.commands.core import load_all_specs
+from evaluator.ledger.ranking import standings_by_competition
 from evaluator.paths import competitions_dir
-from evaluator.ranking import standings_by_competition
-from evaluator.render import prepare, standings_csv, write_leaderboards
+from evaluator.render.boards import prepare, standings_csv, write_leaderboards
 from tests.site_fixtures import ROOT, site_rows, write_ledger
 
 pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra")
 
-from evaluator.site.build import build_site  # noqa: E402
-from evaluator.site.parallel import Drawer  # noqa: E402
+from evaluator.render.site.build import build_site  # noqa: E402
+from evaluator.render.site.parallel import Drawer  # noqa: E402
 
 
 def _synthetic(specs: list, n: int) -> list[dict]:

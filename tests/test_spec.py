@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.competition.spec import parse_spec
 from evaluator.errors import ConfigError
-from evaluator.spec import parse_spec
 
 GOOD = """
 slug: gta

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from evaluator.competition.spec import parse_spec
 from evaluator.errors import Rejection
-from evaluator.spec import parse_spec
-from evaluator.validate import validate_predictions
+from evaluator.submission.validate import validate_predictions
 
 SPEC_YAML = """
 slug: toy-comp
@@ -177,7 +177,7 @@ def test_duplicate_public_ids_are_the_platforms_fault_not_the_participants(tmp_p
     """The scoring path leaves the uniqueness of the public ids to validation (one hash table);
     a competition whose id files repeat an id stops with a platform error, whoever submits."""
     from evaluator.errors import ConfigError
-    from evaluator.validate import competition_ids
+    from evaluator.submission.validate import competition_ids
 
     with pytest.raises(ConfigError, match=r"1 ids are listed twice .* e\.g\. 11"):
         validate_predictions(b"id,label\n10,0\n11,1\n12,2\n", parse_spec(SPEC_YAML),

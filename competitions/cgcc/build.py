@@ -27,9 +27,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
+from evaluator.build import (
+    drop_endpoints,
+    random_similarity,
+    remap_ids,
+    rng_for,
+    sample_submission,
+    seal_labels,
+    stratified_test_mask,
+    write_csv,
+)
 from evaluator.errors import ConfigError
-from evaluator.spatial import drop_endpoints, random_similarity, stratified_test_mask
 from evaluator.spec import load_spec
 
 HERE = Path(__file__).resolve().parent

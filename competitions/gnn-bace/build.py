@@ -1,7 +1,7 @@
 """Build gnn-bace (GNN-CB C05 GNN_BACE) from MoleculeNet's `bace.csv`.
 
 What the builder does, and why (GNN-CB's anti-contamination edits for C05):
-- molecules become graphs with `evaluator.chem` (8 atom types one-hot + 5 atom features, bonds
+- molecules become graphs with `evaluator.build` (8 atom types one-hot + 5 atom features, bonds
   as undirected edges with a bond type); the 590 precomputed descriptor columns of `bace.csv`
   are dropped, as is pIC50, so no descriptor can stand in for the graph;
 - scaffold split: molecules are grouped by Bemis-Murcko scaffold and whole groups go to test
@@ -21,8 +21,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
-from evaluator.chem import featurize, graph_tables, murcko_scaffold, permute_nodes
+from evaluator.build import (
+    featurize,
+    graph_tables,
+    murcko_scaffold,
+    permute_nodes,
+    remap_ids,
+    rng_for,
+    sample_submission,
+    seal_labels,
+    write_csv,
+)
 from evaluator.errors import ConfigError
 from evaluator.spec import load_spec
 

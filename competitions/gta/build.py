@@ -27,8 +27,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
-from evaluator.chem import MolGraph, graph_tables, permute_nodes
+from evaluator.build import (
+    MolGraph,
+    graph_tables,
+    permute_nodes,
+    remap_ids,
+    rng_for,
+    sample_submission,
+    seal_labels,
+    write_csv,
+)
 from evaluator.errors import ConfigError
 from evaluator.spec import load_spec
 

@@ -1,7 +1,7 @@
 """Build solubility (graph regression, GNN-CB C14's task type) from ESOL `delaney-processed.csv`.
 
 What the builder does, and why:
-- molecules become graphs with `evaluator.chem` (8 atom types one-hot + 5 atom features, bonds
+- molecules become graphs with `evaluator.build` (8 atom types one-hot + 5 atom features, bonds
   as undirected edges with a bond type); the target is the MEASURED log-solubility. Delaney's
   own ESOL prediction and the descriptor columns are not released;
 - 20% of the molecules are held out, drawn from the secret seed. The draw is keyed by the
@@ -17,8 +17,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.build import remap_ids, rng_for, sample_submission, seal_labels, write_csv
-from evaluator.chem import featurize, graph_tables, permute_nodes
+from evaluator.build import (
+    featurize,
+    graph_tables,
+    permute_nodes,
+    remap_ids,
+    rng_for,
+    sample_submission,
+    seal_labels,
+    write_csv,
+)
 from evaluator.errors import ConfigError
 from evaluator.spec import CompetitionSpec, load_spec
 

@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from evaluator.ci.github import CommentInfo
 from evaluator.ci.result import ACCEPTED, Result
-from evaluator.github import CommentInfo
-from evaluator.render import environment
+from evaluator.render.boards import environment
 
 MARKER_PREFIX = "<!-- gnncb:result"
 MAX_COMMENT_CHARS = 60000  # GitHub refuses comments over 65536 characters

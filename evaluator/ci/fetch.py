@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from evaluator.ci.github import ChangedFile, GitHubClient, TreeEntry
 from evaluator.ci.policy import SubmissionFiles
 from evaluator.errors import ConfigError, Rejection
-from evaluator.github import ChangedFile, GitHubClient, TreeEntry
 
 REGULAR_MODES = ("100644", "100755")
 

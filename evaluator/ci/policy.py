@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from evaluator.ci.github import ChangedFile
+from evaluator.competition.spec import SLUG_RE
 from evaluator.errors import Rejection
-from evaluator.github import ChangedFile
-from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME
-from evaluator.spec import SLUG_RE
+from evaluator.pipeline.evaluate import ENVELOPE_NAME, METADATA_NAME
 
 SUBMISSION_FILES = (ENVELOPE_NAME, METADATA_NAME)
 # Letters, digits, dot, underscore, hyphen and slash: no shell metacharacters, no spaces, no

@@ -4,7 +4,7 @@ Why not a `competition.yaml`: that schema describes prediction competitions (tar
 hidden labels, envelopes) and every GNN tool reads it; a code-track folder has none of those. A
 `CodeBoard` instead offers exactly what ranking and the index page use (`slug`, `version`,
 `rank_by`, `title`, `task`, `difficulty`, `primary_score`, `higher_is_better`), so the ledger's
-code-track rows rank with the same `evaluator.ranking.standings` as every other competition
+code-track rows rank with the same `evaluator.ledger.ranking.standings` as every other competition
 (latest submission per participant counts, equal keys share a rank). A folder under
 `competitions/` named after a board is a code-track competition: lint checks it with
 `lint_code_folder`, and the pull-request pipeline for it is `.github/workflows/evaluate-code.yml`.
@@ -19,9 +19,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evaluator.boards import register
-from evaluator.ranking import Entry, standings
-from evaluator.spec import Limits, RankKey, Submission
+from evaluator.competition.boards import register
+from evaluator.competition.spec import Limits, RankKey, Submission
+from evaluator.ledger.ranking import Entry, standings
 
 README_SECTIONS = ("## The problems", "## Submit", "## Rules", "## Scoring and ranking")
 ALLOWED_TOP = {"README.md", "submissions", "__pycache__"}
@@ -32,7 +32,7 @@ class CodeBoard:
     """One code-track competition: identity, ranking and submission bounds."""
 
     slug: str = "graph-coding"
-    version: int = 1  # rows carry it; equals evaluator.commands.code.VERSION (tested)
+    version: int = 1  # rows carry it; equals evaluator.codetrack.submission.VERSION (tested)
     title: str = "Graph coding (GraphEval36K rebuilt)"
     task: str = "graph coding"
     difficulty: str = "mixed"
@@ -60,16 +60,16 @@ class CodeBoard:
         raise KeyError(f"{self.slug} ranks by {[k.score for k in self.rank_by]}, not {score!r}")
 
     def lint_folder(self, folder: Path) -> list[str]:
-        """Problems of this board's competitions/<slug> folder (called by evaluator.lint)."""
+        """Problems of this board's competitions/<slug> folder (called by authoring.lint)."""
         return lint_code_folder(folder, self)
 
     def markdown_page(self, rows: list[dict[str, Any]], **context: Any) -> str:
-        """This board's markdown leaderboard (called by evaluator.render.write_leaderboards)."""
+        """This board's markdown leaderboard (called by render.boards.write_leaderboards)."""
         return board_page(self, rows, **context)
 
     def site_page(self, rows: list[dict[str, Any]], table: list[Entry], *,
                   shown: int = 100) -> dict[str, Any]:
-        """Plain data of this board's site page (called by evaluator.site.build)."""
+        """Plain data of this board's site page (called by evaluator.render.site.build)."""
         return site_page(self, table, shown)
 
     def rescore_row(self, row: dict[str, Any]) -> dict[str, Any] | None:
@@ -127,10 +127,10 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entr
                **context: Any) -> str:
     """Markdown of the board: the top participants' latest submissions, by pass rate.
 
-    `context` is `evaluator.render.board_context` (ledger, top N, CSV); `table` the standings
+    `context` is `evaluator.render.boards.board_context` (ledger, top N, CSV); `table` the standings
     when the caller ranked already."""
-    from evaluator.render import TOP, board_context, ledger_label, render
-    from evaluator.results.board import annotate, interval_note
+    from evaluator.render.boards import TOP, board_context, ledger_label, render
+    from evaluator.render.results.board import annotate, interval_note
 
     table = table if table is not None else standings(board, rows)  # type: ignore[arg-type]
     context = {**board_context(board.slug, len(table), ledger_label(None), TOP), **context}
@@ -158,8 +158,8 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
     """Standings plus pass rates per direction, concept and difficulty (from the ledger's
     per-problem counts of every counted entry) and per prompt variant (vanilla vs SSD)."""
     from evaluator.codetrack.problem import all_problems
-    from evaluator.results.board import annotate
-    from evaluator.site.views import entry_id, interval_of, kind_of
+    from evaluator.render.results.board import annotate
+    from evaluator.render.site.views import entry_id, interval_of, kind_of
 
     problems = all_problems()
     entries = []

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.bootstrap import LEVEL, RESAMPLES, SMALL_N, rng_for
+from evaluator.scoring.bootstrap import LEVEL, RESAMPLES, SMALL_N, rng_for
 
 METHOD = "bootstrap-percentile"
 CLUSTERS = "problems"
@@ -66,7 +66,9 @@ def pass_rate_interval(passed: Sequence[float], cases: Sequence[float], *, slug:
         result = stats.bootstrap((p, c), pooled, paired=True, vectorized=True,
                                  n_resamples=resamples, confidence_level=LEVEL,
                                  method="percentile", rng=rng_for(slug, version))
-        low, high = result.confidence_interval
+        # percentile interpolation over equal resampled rates can invert the two ends by an
+        # ulp (hypothesis found [(33, 50), (33, 50)]); an interval is ordered
+        low, high = sorted(map(float, result.confidence_interval))
     return {"low": float(low), "high": float(high), "level": LEVEL, "method": METHOD,
             "resamples": resamples, "unit": "clusters", "n": int(c.sum()),
             "clusters": len(p), "cluster_name": CLUSTERS, "small": len(p) < SMALL_N}

@@ -45,12 +45,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator import sandbox, sandbox_fs
 from evaluator.codetrack.cases import Case, CaseSet
 from evaluator.codetrack.checkers import Verdict, exact
 from evaluator.codetrack.costmodel import TIMEOUT_CAP, TIMEOUT_FACTOR, TIMEOUT_FLOOR
 from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
+from evaluator.sandbox import core as sandbox
+from evaluator.sandbox import fs as sandbox_fs
 
 PASS = "pass"  # noqa: S105 - a verdict, not a password
 WRONG = "wrong answer"
@@ -845,7 +846,7 @@ def write_run(
         "problems": per_problem,
     }
     (out_dir / "run.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    return summary
+    return {**summary, "feedback": fb}  # callers get feedback.json's content without re-reading it
 
 
 def load_verdict_rows(run_dir: Path) -> list[dict[str, Any]]:

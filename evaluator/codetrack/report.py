@@ -449,7 +449,7 @@ def _code(value: Any, limit: int = 200) -> Markup:
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
-    from evaluator.render import environment
+    from evaluator.render.boards import environment
 
     env = environment()
     env.filters.update({"pct": _pct, "fig": _fig, "num": _num, "p": _p,

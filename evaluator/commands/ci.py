@@ -16,10 +16,10 @@ from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from evaluator import keys
-from evaluator.cli import GROUPS
+from evaluator.commands import GROUPS
 from evaluator.errors import ConfigError
 from evaluator.paths import competition_slug, repo_root
+from evaluator.submission import keys
 
 PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
 DEFAULT_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
@@ -108,7 +108,7 @@ def _token() -> str:
 
 
 def _client(args: argparse.Namespace):
-    from evaluator.github import GitHubClient
+    from evaluator.ci.github import GitHubClient
 
     return GitHubClient(args.repo, _token(), base_url=args.api_url)
 
@@ -126,8 +126,8 @@ def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
 
 def cmd_pr_score(args: argparse.Namespace) -> int:
     from evaluator.ci.logs import say
+    from evaluator.ci.predictions.score import score_pr
     from evaluator.ci.result import write_result
-    from evaluator.ci.score import score_pr
 
     result = score_pr(_client(args), args.pr, root=args.root or repo_root(),
                       load_keys=lambda: load_keys(args.private_key), bot_login=args.bot_login)
@@ -153,7 +153,7 @@ def _push_env(root: Path, remote: str) -> dict[str, str] | None:
 
     None for other remotes (ssh, local paths in tests): they bring their own credentials.
     """
-    from evaluator.ci.gitops import Git, auth_env
+    from evaluator.repo.gitops import Git, auth_env
 
     url = Git(root).out("remote", "get-url", remote)
     if not url.startswith("https://"):
@@ -162,7 +162,7 @@ def _push_env(root: Path, remote: str) -> dict[str, str] | None:
 
 
 def cmd_pr_publish(args: argparse.Namespace) -> int:
-    from evaluator.ci.publish import publish_result
+    from evaluator.ci.predictions.publish import publish_result
     from evaluator.ci.result import read_result
 
     root = args.root or repo_root()
@@ -181,7 +181,7 @@ def _track_board(value: str, root: Path) -> Any | None:
     """The registered track board `value` names (slug or competitions/<slug> folder) when that
     board's folder exists under `root`; None for everything else (competitions included)."""
     import evaluator.codetrack.board  # noqa: F401 - registers the code track's board
-    from evaluator.boards import board_of_folder
+    from evaluator.competition.boards import board_of_folder
 
     path = Path(value)
     for folder in (path, Path(root) / "competitions" / path.name):
@@ -192,8 +192,9 @@ def _track_board(value: str, root: Path) -> Any | None:
 
 
 def cmd_ledger_rescore(args: argparse.Namespace) -> int:
-    from evaluator.ci.ledger_ops import rescore, rescore_board
-    from evaluator.ci.record import rerender
+    from evaluator.codetrack.board import boards_in
+    from evaluator.repo.corrections import rescore, rescore_board
+    from evaluator.repo.record import rerender
 
     root = args.root or repo_root()
     board = _track_board(args.slug, root)
@@ -218,21 +219,22 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
         return 0
-    for path in rerender(root):
+    for path in rerender(root, boards=boards_in(Path(root) / "competitions")):
         print(f"wrote {path}")
     print(f"appended {report.written} rescore row(s); commit leaderboard/ through a PR")
     return 1 if report.failed else 0
 
 
 def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
-    from evaluator.ci.ledger_ops import describe, withdraw
-    from evaluator.ci.record import rerender
+    from evaluator.codetrack.board import boards_in
+    from evaluator.repo.corrections import describe, withdraw
+    from evaluator.repo.record import rerender
 
     root = args.root or repo_root()
     row, written = withdraw(root, args.digest, reason=args.reason, by=args.by)
     if not written:
-        from evaluator.ci.record import ledger_path
-        from evaluator.ledger import WITHDRAWAL, Ledger
+        from evaluator.ledger.store import WITHDRAWAL, Ledger
+        from evaluator.repo.record import ledger_path
 
         first = next(r for r in Ledger(ledger_path(root)).rows()
                      if r["type"] == WITHDRAWAL and r["digest"] == row["digest"])
@@ -240,13 +242,13 @@ def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
               f"{first['reason']} (nothing written; the new reason was not recorded)")
         return 0
     print("appended " + describe(row))
-    for path in rerender(root):
+    for path in rerender(root, boards=boards_in(Path(root) / "competitions")):
         print(f"wrote {path}")
     return 0
 
 
 def _ledger_rows(path: Path | None) -> tuple[Path, list]:
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.store import Ledger
     from evaluator.paths import default_ledger
 
     path = path or default_ledger()
@@ -281,7 +283,7 @@ def _ledger_slug(value: str, rows: list) -> str:
 def cmd_ledger_list(args: argparse.Namespace) -> int:
     import json
 
-    from evaluator.ledgerview import select
+    from evaluator.ledger.views import select
 
     path, rows = _ledger_rows(args.ledger)
     competition = _ledger_slug(args.competition, rows) if args.competition else None
@@ -306,8 +308,8 @@ def cmd_ledger_list(args: argparse.Namespace) -> int:
 def cmd_ledger_show(args: argparse.Namespace) -> int:
     import json
 
-    from evaluator.ci.ledger_ops import find_submission
-    from evaluator.ledgerview import states
+    from evaluator.ledger.views import states
+    from evaluator.repo.corrections import find_submission
 
     path, rows = _ledger_rows(args.ledger)
     target = find_submission(rows, args.digest)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluator.cli import GROUPS
+from evaluator.commands import GROUPS
 from evaluator.commands.ci import _client, _common, _push_env, _run_url
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_code_score(args: argparse.Namespace) -> int:
-    from evaluator.ci.code import judge_code_pr, write_code_result
+    from evaluator.ci.code.pipeline import judge_code_pr, write_code_result
     from evaluator.ci.logs import say
 
     if args.per_cell is not None and args.per_cell < 1:
@@ -64,7 +64,7 @@ def cmd_code_score(args: argparse.Namespace) -> int:
 
 
 def cmd_code_publish(args: argparse.Namespace) -> int:
-    from evaluator.ci.code import publish_code_result, read_code_result
+    from evaluator.ci.code.pipeline import publish_code_result, read_code_result
 
     root = args.root or repo_root()
     result = read_code_result(args.result)

@@ -18,10 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.cli import GROUPS
-from evaluator.errors import ConfigError, GnncbError, Rejection
-
-ENTRANTS = ("human", "llm-api", "llm-agent", "baseline")
+from evaluator.commands import GROUPS
+from evaluator.errors import ConfigError, Rejection
+from evaluator.submission.identity import ENTRANTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -236,7 +235,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import default_set_path, generate_case_set
-    from evaluator.progress import Progress
+    from evaluator.util.progress import Progress
 
     out = args.out or default_set_path(args.plan, args.seed, args.per_cell)
     bar: Progress | None = None
@@ -257,36 +256,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _solutions(folder: Path, wanted: list[str] | None, registry: dict[str, Any],
-               error: type[GnncbError] = ConfigError) -> dict[str, Path]:
-    """`<problem>.py` files of a folder (or of its `solutions/`), checked against the registry.
-
-    `error` is Rejection when the folder is a participant's submission (their fault, exit 1).
-    """
-    if not folder.is_dir():
-        raise error(f"{folder} is not a folder of <problem>.py solutions")
-    if (folder / "solutions").is_dir() and not any(folder.glob("*.py")):
-        folder = folder / "solutions"
-    found = {p.stem: p for p in sorted(folder.glob("*.py"))}
-    unknown = sorted(set(found) - set(registry))
-    if unknown:
-        raise error(
-            f"{folder}: {', '.join(f + '.py' for f in unknown)} match no problem; name files "
-            f"after problem ids ({', '.join(list(registry)[:4])}, ...)"
-        )
-    if wanted:
-        absent = [w for w in wanted if w not in found]
-        if absent:
-            raise error(f"{folder} has no solution for {', '.join(absent)}")
-        found = {w: found[w] for w in wanted}
-    if not found:
-        raise error(f"{folder} holds no <problem>.py files")
-    return found
-
-
 def _candidates(args: argparse.Namespace, problem_ids: list[str], registry: dict[str, Any],
                 scratch: Path) -> dict[str, Any]:
     from evaluator.codetrack.judge import Candidate, reference_solution
+    from evaluator.codetrack.submission import solution_files
 
     if getattr(args, "reference", False):
         out = {}
@@ -295,7 +268,7 @@ def _candidates(args: argparse.Namespace, problem_ids: list[str], registry: dict
             out[pid] = Candidate(path, extra, site_packages=True)
         return out
     return {pid: Candidate(path, site_packages=args.allow_site_packages) for pid, path in
-            _solutions(args.solutions, problem_ids, registry).items()}
+            solution_files(args.solutions, problem_ids, registry).items()}
 
 
 def _progress(judgement: Any) -> None:
@@ -320,11 +293,12 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import CaseSet, ensure_case_set
     from evaluator.codetrack.judge import judge_case_set
     from evaluator.codetrack.problem import all_problems
+    from evaluator.codetrack.submission import solution_files
 
     registry = all_problems()
     wanted = args.problems
     if args.solutions and not wanted:
-        wanted = list(_solutions(args.solutions, None, registry))
+        wanted = list(solution_files(args.solutions, None, registry))
     if args.cases:
         case_set = CaseSet(args.cases)
     else:
@@ -387,100 +361,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-SLUG = "graph-coding"
-VERSION = 1
+def score_submission(args: argparse.Namespace) -> Any:
+    """`submit-score`'s options translated into the library call (metadata.json fills what the
+    options leave unset)."""
+    from evaluator.codetrack.submission import score_submission as score
 
-
-def submission_digest(files: dict[str, Path]) -> str:
-    """sha256 over the submitted files (name and bytes, sorted): the submission's identity and
-    the source of its leaderboard seed, so no solution can carry its cases' answers."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def score_submission(args: argparse.Namespace) -> dict[str, Any]:
-    """Judge a submission's solutions on its own seeded cases and build its ledger row.
-
-    The pass rate is over the cases of *all* problems (a problem without a solution counts as
-    failed), so submitting five easy problems cannot outrank a complete submission.
-    """
-    from evaluator.codetrack.cases import (
-        PRACTICE_SEED,
-        default_cache_dir,
-        ensure_case_set,
-        make_plan,
-        seed_from_digest,
-    )
-    from evaluator.codetrack.intervals import case_counts, pass_rate_interval
-    from evaluator.codetrack.judge import Candidate, judge_case_set
-    from evaluator.codetrack.problem import all_problems
-    from evaluator.ledger import SUBMISSION, now_iso
-
-    registry = all_problems()
-    files = _solutions(args.solutions, None, registry, error=Rejection)
     meta = _metadata(args)
-    entrant = args.entrant or meta.get("entrant") or "human"
-    if entrant not in ENTRANTS:
-        raise Rejection(f"metadata.json: entrant {entrant!r} is not one of {', '.join(ENTRANTS)}")
-    method = args.method if args.method is not None else str(meta.get("method", ""))
-    model = args.model if args.model is not None else str(meta.get("model", ""))
-    digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
-    seed = PRACTICE_SEED if args.practice else seed_from_digest(digest)
-    per_cell = args.per_cell
-    plan = make_plan("paper", registry.values(), per_cell)
-    planned = {pid: sum(cells.values()) for pid, cells in plan.items()}
-    set_dir = default_cache_dir() / "cases" / f"leaderboard-{digest[:16]}-n{per_cell}"
-    if args.practice:
-        set_dir = default_cache_dir() / "cases" / f"practice-n{per_cell}"
-    case_set = ensure_case_set(set_dir, plan="paper", base_seed=seed, per_cell=per_cell,
-                               problems=list(files), jobs=args.jobs)
-    out = args.out or default_cache_dir() / "judge" / f"submission-{digest[:16]}"
-    summary = judge_case_set({pid: Candidate(path) for pid, path in files.items()}, case_set,
-                             registry, out_dir=out, config=_config(args), jobs=args.jobs,
-                             label=f"{args.participant} ({entrant})")
-    per_problem = {pid: info["passed"] for pid, info in summary["problems"].items()}
-    judged = {pid: case_set.manifest["problems"][pid]["cases"] for pid in per_problem}
-    total = sum(judged.get(pid, planned[pid]) for pid in registry)
-    passed = sum(per_problem.values())
-    solved = sum(1 for pid, n in per_problem.items() if n == judged[pid] and n > 0)
-    # 95% interval over problems (clusters), from the same counts as the pass rate
-    _, passed_by, cases_by = case_counts(
-        {pid: {"passed": per_problem[pid], "cases": judged[pid]} for pid in per_problem},
-        planned)
-    interval = pass_rate_interval(passed_by, cases_by, slug=SLUG, version=VERSION)
-    stamp = now_iso()
-    return {
-        "type": SUBMISSION,
-        "digest": digest,
-        "slug": SLUG,
-        "version": VERSION,
-        "participant": args.participant,
-        "entrant": entrant,
-        "method": method[:200],
-        "model": model[:200],
-        "team": "",
-        "scores": {
-            "pass_rate": passed / total if total else 0.0,
-            "cases": total,
-            "passed": passed,
-            "problems": len(registry),
-            "problems_solved": solved,
-        },
-        "per_problem": {pid: {"passed": per_problem[pid], "cases": judged[pid]}
-                        for pid in per_problem},
-        "intervals": {"pass_rate": interval},
-        "declared": {"plan": "paper", "per_cell": per_cell,
-                     "seed_source": "practice" if args.practice else "digest",
-                     "isolation": summary["isolation"]},
-        "seed": seed,
-        "pr": args.pr,
-        "submitted_at": stamp,
-        "scored_at": stamp,
-    }
+    return score(args.solutions, participant=args.participant,
+                 entrant=args.entrant or meta.get("entrant") or "human",
+                 method=args.method if args.method is not None else str(meta.get("method", "")),
+                 model=args.model if args.model is not None else str(meta.get("model", "")),
+                 pr=args.pr, per_cell=args.per_cell, practice=args.practice, out=args.out,
+                 config=_config(args), jobs=args.jobs)
 
 
 def _metadata(args: argparse.Namespace) -> dict[str, Any]:
@@ -500,9 +392,9 @@ def _metadata(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_submit_score(args: argparse.Namespace) -> int:
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.store import Ledger
 
-    row = score_submission(args)
+    row = score_submission(args).row
     written = Ledger(args.ledger).append(row) if args.ledger else False
     if args.json:
         print(json.dumps(row, sort_keys=True))

@@ -24,7 +24,7 @@ from evaluator.errors import ConfigError
 def _code_actions(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
     """The `gnncb code` verb group, registered by evaluator.commands.code (listed before this
     module in cli.PLUGINS)."""
-    from evaluator.cli import GROUPS
+    from evaluator.commands import GROUPS
 
     if "code" in GROUPS:
         return GROUPS["code"]
@@ -122,16 +122,17 @@ def _judge_config(args: argparse.Namespace) -> Any:
                        require_sandbox=not args.allow_unsandboxed)
 
 
-def _judge_argv(args: argparse.Namespace) -> list[str]:
-    """The same limits for the hidden judge, as `gnncb code submit-score` options."""
-    argv = ["--per-cell", str(args.per_cell), "--timeout-factor", str(args.timeout_factor),
-            "--timeout-floor", str(args.timeout_floor), "--memory-mb", str(args.memory_mb),
-            "--jobs", str(args.jobs)]
-    if args.no_memory:
-        argv.append("--no-memory")
-    if not args.allow_unsandboxed:
-        argv.append("--require-sandbox")
-    return argv
+def _hidden_judge(args: argparse.Namespace) -> dict[str, Any]:
+    """The same limits for the hidden judge as for any submission (`submit-score`'s)."""
+    from evaluator.codetrack.judge import JudgeConfig
+
+    if args.timeout_factor <= 0 or args.timeout_floor <= 0:
+        raise ConfigError("--timeout-factor and --timeout-floor must be positive")
+    config = JudgeConfig(timeout_factor=args.timeout_factor, timeout_floor=args.timeout_floor,
+                         memory_bytes=args.memory_mb * 1024 * 1024,
+                         measure_memory=not args.no_memory,
+                         require_sandbox=not args.allow_unsandboxed)
+    return {"config": config, "per_cell": args.per_cell, "jobs": args.jobs}
 
 
 def _provider(args: argparse.Namespace) -> Any:
@@ -208,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.no_score:
         print(f"judge later: gnncb code llm score --runs {shlex.quote(str(model_dir))}")
         return 0
-    row = score_model(model_dir, judge_argv=_judge_argv(args),
+    row = score_model(model_dir, **_hidden_judge(args),
                       problems=[p.id for p in problems], ledger=args.ledger, echo=_echo)
     _print_row(row, args.ledger)
     return 0
@@ -219,7 +220,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if not args.runs.is_dir():
         raise ConfigError(f"{args.runs}: not a folder; pass runs/<campaign>/<model>")
-    row = score_model(args.runs, judge_argv=_judge_argv(args), problems=args.problems,
+    row = score_model(args.runs, **_hidden_judge(args), problems=args.problems,
                       ledger=args.ledger, echo=_echo)
     _print_row(row, args.ledger)
     print(f"row: {args.runs / SUBMISSION_DIR / 'row.json'}")

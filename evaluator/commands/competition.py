@@ -14,7 +14,7 @@ Conventions for `competitions/<slug>/build.py` (shared by every competition):
 
 writes `out/data/` (public files; CSV for tables and edge lists, `.npz` for large sparse or
 dense matrices, `data/sample_submission.csv`) and `out/hidden/*.jwe` (labels sealed with
-`evaluator.build.seal_labels`), byte-identically for the same seed. It reads its own
+`evaluator.authoring.build.seal_labels`), byte-identically for the same seed. It reads its own
 `competition.yaml` with `load_spec(Path(__file__).parent)`; it never writes competition.yaml
 or README.md (those are committed by hand / rendered).
 """
@@ -34,11 +34,11 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from evaluator import keys
-from evaluator.build import read_seed
-from evaluator.cli import GROUPS
+from evaluator.authoring.build import read_seed
+from evaluator.commands import GROUPS
+from evaluator.competition.spec import SLUG_RE, CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.paths import (
     competitions_dir,
     default_ledger,
@@ -46,8 +46,8 @@ from evaluator.paths import (
     resolve_competition,
     templates_dir,
 )
-from evaluator.render import fmt_score, md_escape
-from evaluator.spec import SLUG_RE, CompetitionSpec, load_spec
+from evaluator.render.boards import fmt_score, md_escape
+from evaluator.submission import keys
 
 README_TEMPLATE = "competition_README.md.j2"
 SCAFFOLD_DIR = "competition_new"
@@ -59,7 +59,7 @@ SCAFFOLD_FILES = {
     "baseline_nongraph.py.j2": "baseline/nongraph.py",
 }
 
-# Participant-facing formula of each metric function (see evaluator/metrics.py).
+# Participant-facing formula of each metric function (see evaluator/metrics/functions.py).
 FORMULAS = {
     "accuracy": "accuracy = (1/n) Σᵢ 1[ŷᵢ = yᵢ], the share of test rows predicted correctly.",
     "macro_f1": ("macro-F1 = (1/|C|) Σ_c F1_c with F1_c = 2·P_c·R_c / (P_c + R_c), the "
@@ -229,7 +229,7 @@ def _formula(spec: CompetitionSpec, name: str) -> str:
 
 def baseline_rows(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Latest scored row of each baseline participant, GNN first."""
-    from evaluator.ranking import standings
+    from evaluator.ledger.ranking import standings
 
     found = [e.row for e in standings(spec, rows) if e.row.get("entrant") == "baseline"]
     return sorted(found, key=lambda r: (r["participant"] != "baseline:gnn", r["participant"]))
@@ -324,7 +324,7 @@ def render_after_baselines(folder: Path, ledger: Ledger) -> None:
     """Re-render leaderboards beside the ledger; the README only for the official ledger (a
     temporary ledger must never rewrite a committed README)."""
     from evaluator.commands.core import load_all_specs
-    from evaluator.render import write_leaderboards
+    from evaluator.render.boards import write_leaderboards
 
     rows = ledger.rows()
     for path in write_leaderboards(load_all_specs(folder.parent), rows, ledger.path.parent,
@@ -336,7 +336,7 @@ def render_after_baselines(folder: Path, ledger: Ledger) -> None:
 
 
 def cmd_baseline_run(args: argparse.Namespace) -> int:
-    from evaluator.baselines import run_baselines
+    from evaluator.authoring.baselines import run_baselines
 
     folder = resolve_folder(args.slug)
     which = [w.strip() for w in args.which.split(",") if w.strip()]
@@ -353,7 +353,7 @@ def cmd_baseline_run(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- lint
 def cmd_competition_lint(args: argparse.Namespace) -> int:
     import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
-    from evaluator.lint import lint_competition
+    from evaluator.authoring.lint import lint_competition
 
     private = keys.private_keys_from(args.private_key) if args.private_key else None
     failed = 0

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaluator import envelope, keys
-from evaluator.cli import GROUPS
+from evaluator.commands import GROUPS
 from evaluator.errors import ConfigError, Rejection
-from evaluator.ledger import Ledger
-from evaluator.metadata import Metadata, dump_metadata
+from evaluator.ledger.store import Ledger
 from evaluator.paths import competition_arg, competitions_dir, default_ledger, default_public_key
+from evaluator.submission import envelope, keys
+from evaluator.submission.metadata import Metadata, dump_metadata
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -114,7 +114,7 @@ def cmd_keys_kid(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_reseal(args: argparse.Namespace) -> int:
-    from evaluator.reseal import reseal_competition
+    from evaluator.submission.reseal import reseal_competition
 
     private = keys.private_keys_from(args.private_key)
     key_path = args.public_key or default_public_key()
@@ -137,9 +137,9 @@ def _check(competition: Path, predictions: Path) -> tuple[Any, int, bytes]:
     """(spec, rows, the bytes checked): encrypt seals exactly these bytes (a pipe can be read
     once), and reading stops at the competition's size limit (`/dev/zero` ends in a
     rejection, not in the OOM killer)."""
-    from evaluator.pipeline import read_limited
-    from evaluator.spec import load_spec
-    from evaluator.validate import all_ids, competition_ids, validate_predictions
+    from evaluator.competition.spec import load_spec
+    from evaluator.pipeline.evaluate import read_limited
+    from evaluator.submission.validate import all_ids, competition_ids, validate_predictions
 
     spec = load_spec(competition)
     ids = all_ids(competition_ids(competition, spec))
@@ -154,7 +154,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"OK: {args.predictions} is a valid submission for {spec.slug} v{spec.version} "
               f"({n} rows, every test id exactly once)")
         return 0
-    from evaluator.spec import load_spec
+    from evaluator.competition.spec import load_spec
 
     report: dict[str, Any] = {"file": str(args.predictions), "competition": None,
                               "version": None}
@@ -236,7 +236,7 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from evaluator.pipeline import evaluate_dir
+    from evaluator.pipeline.evaluate import evaluate_dir
 
     private = keys.private_keys_from(args.private_key)
     ledger = Ledger(args.ledger) if args.ledger else None
@@ -268,8 +268,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if ledger and not outcome.duplicate:
         print(f"recorded in {args.ledger}")
     if ledger:
-        from evaluator.ranking import standing_of
-        from evaluator.spec import load_spec
+        from evaluator.competition.spec import load_spec
+        from evaluator.ledger.ranking import standing_of
 
         rank, entries = standing_of(load_spec(args.competition), ledger.rows(),
                                     outcome.participant)
@@ -283,13 +283,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def load_all_specs(root: Path) -> list[Any]:
     from evaluator.codetrack.board import boards_in
-    from evaluator.spec import load_spec
+    from evaluator.competition.spec import load_spec
 
     return [load_spec(p.parent) for p in sorted(root.glob("*/competition.yaml"))] + boards_in(root)
 
 
 def cmd_leaderboard_render(args: argparse.Namespace) -> int:
-    from evaluator.render import write_leaderboards
+    from evaluator.render.boards import write_leaderboards
 
     ledger_path = args.ledger or default_ledger()
     out = args.out or ledger_path.parent
@@ -303,6 +303,6 @@ def cmd_leaderboard_render(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from evaluator.demo import run_demo
+    from evaluator.authoring.demo import run_demo
 
     return run_demo(args.workdir)

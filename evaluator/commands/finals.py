@@ -12,8 +12,9 @@ import argparse
 import json
 import os
 from pathlib import Path
+from typing import Any
 
-from evaluator.cli import GROUPS
+from evaluator.commands import GROUPS
 from evaluator.paths import competition_slug, repo_root
 
 
@@ -59,13 +60,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_reveal(args: argparse.Namespace) -> int:
     from evaluator.commands.ci import load_keys
-    from evaluator.reveal import reveal
+    from evaluator.repo.reveal import reveal
 
     root = args.root or repo_root()
     args.slug = competition_slug(args.slug, args.root)
     if args.from_row is not None:
         return _record_row(args, root)
     report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
+                    boards=_boards(root),
                     dry_run=args.dry_run or args.row_out is not None)
     print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
           "submission score(s); final standings on the private part:")
@@ -94,10 +96,10 @@ def cmd_reveal(args: argparse.Namespace) -> int:
 
 
 def _record_row(args: argparse.Namespace, root: Path) -> int:
-    from evaluator.ci.gitops import commit_and_push
     from evaluator.commands.ci import _push_env
     from evaluator.errors import ConfigError
-    from evaluator.reveal import record_reveal
+    from evaluator.repo.gitops import commit_and_push
+    from evaluator.repo.reveal import record_reveal
 
     try:
         row = json.loads(args.from_row.read_text(encoding="utf-8"))
@@ -106,10 +108,11 @@ def _record_row(args: argparse.Namespace, root: Path) -> int:
     if not isinstance(row, dict) or row.get("slug") != args.slug:
         raise ConfigError(f"{args.from_row}: not a reveal row for {args.slug}")
     if not args.push:
-        change = record_reveal(root, row)
+        change = record_reveal(root, row, boards=_boards(root))
         print("recorded the reveal row" if change else "already revealed: nothing new")
         return 0
-    report = commit_and_push(root, lambda: record_reveal(root, row), remote=args.remote,
+    report = commit_and_push(root, lambda: record_reveal(root, row, boards=_boards(root)),
+                             remote=args.remote,
                              branch=args.branch, env=_push_env(root, args.remote))
     print(f"pushed the reveal of {args.slug} (attempts {report.attempts})"
           if report.pushed else "already revealed: nothing new")
@@ -117,12 +120,20 @@ def _record_row(args: argparse.Namespace, root: Path) -> int:
 
 
 def cmd_choose_final(args: argparse.Namespace) -> int:
-    from evaluator.reveal import choose_final
+    from evaluator.repo.reveal import choose_final
 
     slug = competition_slug(args.slug, args.root)
-    row, written = choose_final(args.root or repo_root(), slug, args.participant,
-                                args.digests, by=args.by, reason=args.reason)
+    root = args.root or repo_root()
+    row, written = choose_final(root, slug, args.participant, args.digests, by=args.by,
+                                reason=args.reason, boards=_boards(root))
     chosen = ", ".join(d[:12] for d in row["chosen"])
     print(f"{row['participant']} on {row['slug']} v{row['version']}: final = {chosen}"
           + ("" if written else " (already recorded)"))
     return 0
+
+
+def _boards(root: Path) -> list[Any]:
+    """The code track's boards, so re-rendered pages keep the track's board and index entry."""
+    from evaluator.codetrack.board import boards_in
+
+    return list(boards_in(Path(root) / "competitions"))

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaluator import keys
 from evaluator.errors import ConfigError
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.paths import default_public_key, resolve_competition
+from evaluator.submission import keys
 
 MIB = 1024**2
 
@@ -325,11 +325,12 @@ def cmd_publish(args: argparse.Namespace) -> int:
     import os
     from urllib.parse import urlparse
 
-    from evaluator.ci.gitops import Git, auth_env
+    from evaluator.codetrack.board import boards_in
     from evaluator.llm.publish import publish_rows, read_rows
     from evaluator.paths import repo_root
+    from evaluator.repo.gitops import Git, auth_env
 
-    root = args.root or repo_root()
+    root = Path(args.root or repo_root())
     rows = read_rows(args.rows)
     url = Git(root).out("remote", "get-url", args.remote)
     git_env = None
@@ -339,7 +340,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
             raise ConfigError("GITHUB_TOKEN is not set; the publish step pushes with it")
         git_env = auth_env(token, urlparse(url).hostname or "github.com")
     report = publish_rows(root, args.runs, rows, campaign=args.runs.name, remote=args.remote,
-                          branch=args.branch, git_env=git_env)
+                          branch=args.branch, git_env=git_env,
+                          boards=boards_in(root / "competitions"))
     if report is None or report.commit is None:
         print(f"nothing to publish ({len(rows)} row(s) already recorded)")
     else:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.paths import competitions_dir, default_ledger, repo_root
 
 
@@ -36,8 +36,8 @@ def _emit(text: str, out: Path | None) -> None:
 
 
 def _dataset(args: argparse.Namespace) -> dict:
-    from evaluator.results import api
-    from evaluator.results.sources import load_source
+    from evaluator.render.results import api
+    from evaluator.render.results.sources import load_source
 
     specs = _specs(args)
     if args.source:
@@ -61,8 +61,8 @@ def committed_campaigns(root: Path | None = None) -> list[Path]:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from evaluator.results import api
-    from evaluator.results.render import render
+    from evaluator.render.results import api
+    from evaluator.render.results.render import render
 
     ds = _dataset(args)
     result = {"humans": api.humans_result, "gaps": api.gaps_result,
@@ -73,7 +73,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from evaluator.results.sources import import_source, load_source
+    from evaluator.render.results.sources import import_source, load_source
 
     out = import_source(args.path, args.source, _specs(args), _sources_dir(args),
                         percent=args.percent)
@@ -86,9 +86,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_codetrack(args: argparse.Namespace) -> int:
     from evaluator.codetrack.report import build_report
-    from evaluator.results.codetrack import compare_runs
-    from evaluator.results.render import to_json
-    from evaluator.results.render_codetrack import codetrack_csv, codetrack_markdown
+    from evaluator.render.results.codetrack import compare_runs
+    from evaluator.render.results.render import to_json
+    from evaluator.render.results.render_codetrack import codetrack_csv, codetrack_markdown
 
     result = compare_runs(args.runs, pairs=args.pair, build_report=build_report)
     fmt = "json" if args.json else args.format

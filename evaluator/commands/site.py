@@ -1,4 +1,4 @@
-"""`gnncb site build --out DIR`: the static benchmark site (see evaluator/site)."""
+"""`gnncb site build --out DIR`: the static benchmark site (see evaluator/render/site)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaluator.errors import ConfigError
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.paths import competitions_dir, default_ledger
 
 if TYPE_CHECKING:
-    from evaluator.site.parallel import Drawer
+    from evaluator.render.site.parallel import Drawer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,9 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_site_build(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from evaluator.boards import is_board
     from evaluator.commands.core import load_all_specs
-    from evaluator.site.parallel import Drawer, wanted
+    from evaluator.competition.boards import is_board
+    from evaluator.render.site.parallel import Drawer, wanted
 
     if importlib.util.find_spec("matplotlib") is None:  # an optional extra: say which
         raise ConfigError("gnncb site build draws its plots with matplotlib, which is not "
@@ -68,14 +68,14 @@ def cmd_site_build(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer) -> int:
-    from evaluator.progress import Progress
-    from evaluator.site.build import build_site
+    from evaluator.render.site.build import build_site
+    from evaluator.util.progress import Progress
 
     judged = None
     if args.code_runs or args.code_pair:
         from evaluator.codetrack.board import BOARDS
         from evaluator.codetrack.report import build_report
-        from evaluator.results.codetrack import compare_runs
+        from evaluator.render.results.codetrack import compare_runs
 
         if not args.code_runs:
             raise ConfigError("--code-pair needs the judged runs it names (--code-runs DIR)")

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator import sandbox_fs
 from evaluator.errors import ConfigError
 from evaluator.llm import session as sessions
 from evaluator.llm.execute import check_predictions, make_workspace, read_solution, run_command
-from evaluator.sandbox import SandboxError
+from evaluator.sandbox import fs as sandbox_fs
+from evaluator.sandbox.core import SandboxError
 
 PROMPT_FILE = "PROMPT.md"
 FEEDBACK_FILE = "FEEDBACK.md"

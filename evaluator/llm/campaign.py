@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError
 from evaluator.llm.agent import AgentCommand, run_agent
 from evaluator.llm.loop import Decoding, run_api
@@ -43,7 +44,6 @@ from evaluator.llm.runlog import (
     write_json,
 )
 from evaluator.llm.session import Echo, RunOptions, check_isolation
-from evaluator.spec import load_spec
 
 PROVIDER_KINDS = ("openai", "replay", "agent")
 CAMPAIGN_FILE = "campaign.json"
@@ -104,9 +104,9 @@ def quota_refusal(competition: Path, model: str, entrant: str, options: RunOptio
     if options.ledger is None:
         return None
     from evaluator.errors import Rejection
-    from evaluator.ledger import Ledger
+    from evaluator.ledger.store import Ledger
     from evaluator.llm.submit import check_llm_participant, participant_for
-    from evaluator.pipeline import preflight
+    from evaluator.pipeline.evaluate import preflight
 
     participant = check_llm_participant(options.participant or participant_for(model, entrant))
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.spec import CompetitionSpec
+from evaluator.competition.spec import CompetitionSpec
 
 DTYPE_SAMPLE_ROWS = 10_000  # dtypes are inferred from this many rows
 HEAD_ROWS = 3

@@ -11,18 +11,19 @@ the same record/commit/push code as pull-request submissions (evaluator.ci).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator import envelope
-from evaluator.ci.gitops import Change, PushReport, commit_and_push
-from evaluator.ci.record import record_submission
+from evaluator.competition.boards import Board
 from evaluator.errors import ConfigError
-from evaluator.ledger import SUBMISSION
+from evaluator.ledger.store import SUBMISSION
 from evaluator.llm.runlog import find_runs
 from evaluator.llm.submit import SUBMISSION_DIR
-from evaluator.pipeline import ENVELOPE_NAME
+from evaluator.pipeline.evaluate import ENVELOPE_NAME
+from evaluator.repo.gitops import Change, PushReport, commit_and_push
+from evaluator.repo.record import record_submission
+from evaluator.submission import envelope
 
 LLM_ENTRANTS = ("llm-api", "llm-agent")
 
@@ -61,7 +62,8 @@ def envelopes_by_digest(runs: Path) -> dict[str, bytes]:
 
 def publish_rows(root: Path, runs: Path, rows: list[dict[str, Any]], *, campaign: str,
                  remote: str = "origin", branch: str = "main",
-                 git_env: Mapping[str, str] | None = None) -> PushReport | None:
+                 git_env: Mapping[str, str] | None = None,
+                 boards: Sequence[Board] = ()) -> PushReport | None:
     """Record every row with its envelope and push one commit; None when there are no rows."""
     if not rows:
         return None
@@ -77,7 +79,7 @@ def publish_rows(root: Path, runs: Path, rows: list[dict[str, Any]], *, campaign
     def mutate() -> Change | None:
         paths: set[str] = set()
         for row in rows:
-            change = record_submission(root, row, sealed[row["digest"]], message)
+            change = record_submission(root, row, sealed[row["digest"]], message, boards=boards)
             if change is not None:
                 paths.update(change.paths)
         return Change(sorted(paths), message) if paths else None

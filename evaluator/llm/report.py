@@ -16,7 +16,7 @@ from typing import Any
 
 from evaluator.llm import taxonomy
 from evaluator.llm.runlog import find_runs, read_summary
-from evaluator.render import md_escape
+from evaluator.render.boards import md_escape
 
 VALID_STATES = ("scored", "sealed", "rejected")  # a valid predictions file was produced
 
@@ -43,8 +43,8 @@ def _final_stdout(run: Path, summary: dict[str, Any]) -> str:
 
 def _file_notes(summary: dict[str, Any]) -> dict[str, str]:
     """The spec's description of each public file (e.g. "undirected ... each once")."""
+    from evaluator.competition.spec import load_spec
     from evaluator.errors import ConfigError
-    from evaluator.spec import load_spec
 
     folder = Path(summary.get("competition_dir", ""))
     try:

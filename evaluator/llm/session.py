@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluator import keys, sandbox_fs
+from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.llm import taxonomy
 from evaluator.llm.conversation import caveats, overflow_failure, token_totals
@@ -42,14 +42,15 @@ from evaluator.llm.submit import (
     participant_for,
     seal_run,
 )
-from evaluator.sandbox import (
+from evaluator.sandbox import fs as sandbox_fs
+from evaluator.sandbox.core import (
     Isolation,
     Limits,
     SandboxResult,
     SandboxUnavailable,
     detect_isolation,
 )
-from evaluator.spec import CompetitionSpec, load_spec
+from evaluator.submission import keys
 
 MAX_REPAIRS = 5  # GNN-CB: k <= 5
 FEEDBACK_STDERR_LINES, FEEDBACK_STDERR_CHARS = 50, 6000

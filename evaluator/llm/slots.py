@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from evaluator.competition.spec import CompetitionSpec, Target
 from evaluator.llm.datasummary import human_size, public_data_files, summarize_data
-from evaluator.sandbox import Limits
-from evaluator.spec import CompetitionSpec, Target
+from evaluator.sandbox.core import Limits
 
 SLOT_NAMES = ("readme", "tree", "dataset", "submission", "environment")
 # The files a solution's workspace holds; mirrored by execute.public_sources.

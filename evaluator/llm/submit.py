@@ -3,7 +3,7 @@
 Why seal and then evaluate, instead of scoring the plaintext directly: the LLM track must have
 no special scoring path. Its predictions are encrypted with the platform public key, described
 by an ordinary `metadata.json` (entrant `llm-api` / `llm-agent`, model id, the `llm` facts) and
-evaluated by `evaluator.pipeline.evaluate_dir` — the function behind `gnncb evaluate` and the
+evaluated by `pipeline.evaluate.evaluate_dir` — the function behind `gnncb evaluate` and the
 pull-request workflow. Sealing and scoring are separate steps so that machines that run
 untrusted code (matrix jobs) never need the private key; a final job scores.
 """
@@ -19,15 +19,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from evaluator import envelope
+from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError, Rejection
-from evaluator.identity import entrant_of, platform_participant
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
-from evaluator.metadata import LLMRun, Metadata, dump_metadata, parse_metadata
 from evaluator.paths import competitions_dir
-from evaluator.pipeline import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
-from evaluator.spec import CompetitionSpec
+from evaluator.pipeline.evaluate import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
+from evaluator.submission import envelope
+from evaluator.submission.identity import entrant_of, platform_participant
+from evaluator.submission.metadata import LLMRun, Metadata, dump_metadata, parse_metadata
 
 SUBMISSION_DIR = "submission"
 MAX_NAME = 64
@@ -36,7 +36,7 @@ LLM_PREFIXES = ("llm:", "agent:")
 
 def participant_for(model: str, entrant: str) -> str:
     """A ledger participant name for a model: `llm:<model>` or `agent:<model>`, a namespace
-    no GitHub login can take (evaluator.identity)."""
+    no GitHub login can take (evaluator.submission.identity)."""
     body = re.sub(r"[^a-z0-9._-]+", "-", model.lower()).strip("-._") or "model"
     if len(body) > MAX_NAME:
         digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:6]

@@ -1,12 +1,12 @@
 """Final judging: a model's final solutions -> one code-track submission -> one ledger row.
 
-Why through `gnncb code submit-score` itself: an LLM must be judged exactly like a human
+Why through the code track's own scorer: an LLM must be judged exactly like a human
 participant. Its final `solution.py` files are laid out as a participant's pull request would
 hold them (`code-submission/solutions/<problem>.py` + `metadata.json` with entrant `llm-api`
-and the model id) and scored by `evaluator.commands.code.score_submission`, with arguments
-parsed by the real `submit-score` parser: the hidden cases are generated from the files'
-content digest, judged in the sandbox, and the row has the same fields as every other
-code-track row. The LLM facts (prompt variant and template hash, tokens, repair depths) are
+and the model id) and scored by `evaluator.codetrack.submission.score_submission`, the function
+`gnncb code submit-score` and the pull-request pipeline call: the hidden cases are generated
+from the files' content digest, judged in the sandbox, and the row has the same fields as every
+other code-track row. The LLM facts (prompt variant and template hash, tokens, repair depths) are
 added under `declared.llm`, as the LLM track does. The hidden results are then written back
 into each problem's run summary (status `scored`).
 """
@@ -19,9 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.llmrun.repair import ENTRANT, SOLUTION
+from evaluator.codetrack.submission import score_submission
 from evaluator.errors import ConfigError
-from evaluator.ledger import Ledger
+from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_json, write_summary
 
 SCORED = "scored"
@@ -74,15 +76,14 @@ def _method(protocol: dict[str, Any], visible_per_cell: set[int]) -> str:
             f"visible practice cases (k<={protocol['repairs_allowed']}, {per_cell}/cell)")
 
 
-def score_model(model_dir: Path, *, judge_argv: Sequence[str] = (),
-                problems: Sequence[str] | None = None, ledger: Path | None = None,
+def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell: int = 10,
+                jobs: int = 2, problems: Sequence[str] | None = None,
+                ledger: Path | None = None,
                 echo: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Judge the final solutions of `model_dir` (runs/<campaign>/<model>) on their hidden,
     digest-seeded cases; write `code-submission/row.json`, append it to `ledger` if given,
-    and mark each problem run `scored`. `judge_argv` are extra `submit-score` options
-    (`--per-cell`, `--timeout-floor`, `--no-memory`, `--require-sandbox`, `--jobs`, ...)."""
-    from evaluator.cli import build_parser
-    from evaluator.commands.code import score_submission
+    and mark each problem run `scored`. `config`, `per_cell` and `jobs` are the hidden judge's
+    limits, as for any submission."""
 
     runs = code_runs(model_dir, problems)
     if not runs:
@@ -98,11 +99,10 @@ def score_model(model_dir: Path, *, judge_argv: Sequence[str] = (),
     method = _method(protocol, {s["visible"]["per_cell"] for _, s in runs})
     write_json(folder / "metadata.json",
                {"entrant": ENTRANT, "model": protocol["model"], "method": method})
-    argv = ["code", "submit-score", "--solutions", str(folder / "solutions"),
-            "--participant", str(protocol["participant"]), "--out", str(folder / "judge"),
-            *judge_argv]
-    args = build_parser().parse_args(argv)
-    row = score_submission(args)
+    row = score_submission(folder / "solutions", participant=str(protocol["participant"]),
+                           entrant=ENTRANT, method=method, model=str(protocol["model"]),
+                           per_cell=per_cell, out=folder / "judge", config=config,
+                           jobs=jobs).row
     row["declared"]["llm"] = {
         "provider": sorted({s["provider"] for _, s in runs}),
         "prompt_variant": protocol["prompt_variant"],

@@ -1,0 +1,210 @@
+"""Spec + hidden labels + validated predictions -> every configured score.
+
+Why a pure function: the PR workflow, `gnncb evaluate`, re-scoring after a label fix and the
+LLM track all call this one function, so a score means the same thing everywhere. Rows are
+matched by id, never by position.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaluator.competition.spec import PART_COLUMN, CompetitionSpec, Metric
+from evaluator.errors import ConfigError
+from evaluator.metrics import functions as metrics
+from evaluator.scoring import bootstrap
+
+ALL, PUBLIC, PRIVATE = "all", "public", "private"
+
+
+def _key_index(index: pd.Index) -> pd.Index:
+    if pd.api.types.is_integer_dtype(index.dtype):
+        return index
+    return pd.Index(index.astype(str).str.strip(), name=index.name)
+
+
+def align(predictions: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """Predictions in the order of `labels`' ids; every label id must be predicted."""
+    if predictions.index.equals(labels.index):  # same ids, same order: nothing to do
+        return predictions
+    pred_index, label_index = _key_index(predictions.index), _key_index(labels.index)
+    if pred_index.dtype != label_index.dtype:
+        pred_index = pd.Index(pred_index.astype(str))
+        label_index = pd.Index(label_index.astype(str))
+    pred = predictions.set_axis(pred_index, axis=0)
+    positions = pred.index.get_indexer(label_index)
+    if (positions < 0).any():
+        # validation guarantees coverage of the public ids; reaching this means the public ids
+        # and the hidden labels disagree, which is a competition build error.
+        raise ConfigError(f"{int((positions < 0).sum())} hidden-label ids have no prediction; "
+                          "the public id files and the hidden labels disagree")
+    return pred.iloc[positions]
+
+
+def _metric(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
+            pred: pd.DataFrame) -> float:
+    if metric.fn == "nmae":
+        names = [metric.target] if metric.target else [t.name for t in spec.targets
+                                                       if t.type == "real"]
+        return metrics.nmae(truth[names].to_numpy(float), pred[names].to_numpy(float))
+    target = spec.target_for(metric)
+    y_true = truth[target.name].to_numpy()
+    y_pred = pred[target.name].to_numpy()
+    if metric.fn == "macro_f1":
+        return metrics.macro_f1(y_true, y_pred, target.classes or [])
+    if metric.fn == "accuracy":
+        return metrics.accuracy(y_true, y_pred)
+    if metric.fn == "mae":
+        return metrics.mae(y_true.astype(float), y_pred.astype(float))
+    positive = target.positive_class
+    if metric.fn == "f1":
+        if positive is None:
+            positive = (target.classes or [])[-1]
+        return metrics.binary_f1(y_true, y_pred, positive)
+    if positive is None:
+        positive = 1
+    return metrics.roc_auc(y_true, y_pred.astype(float), positive)
+
+
+def metric_value(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
+                 pred: pd.DataFrame) -> float:
+    """One metric on aligned truth and predictions (raises ValueError when undefined)."""
+    return _metric(spec, metric, truth, pred)
+
+
+def part_labels(labels: dict[str, pd.DataFrame], part: str) -> dict[str, pd.DataFrame]:
+    """The rows of one part (public / private) of every split, without the part column."""
+    out = {}
+    for name, frame in labels.items():
+        if PART_COLUMN not in frame.columns:
+            raise ConfigError(f"hidden labels of split {name!r} name no public/private part; "
+                              "rebuild the competition (public_fraction is set)")
+        out[name] = frame[frame[PART_COLUMN] == part].drop(columns=[PART_COLUMN])
+    return out
+
+
+def score_parts(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                predictions: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Scores per part: {"public": ..., "private": ...} when the spec splits the hidden sets,
+    else {"all": ...}. The whole-split score of a split competition is never computed, so it
+    can never be recorded next to the public one (the two together would give the private)."""
+    if not spec.has_parts:
+        return {ALL: score(spec, labels, predictions)}
+    return {part: score(spec, part_labels(labels, part), predictions)
+            for part in (PUBLIC, PRIVATE)}
+
+
+def score(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+          predictions: pd.DataFrame) -> dict[str, float]:
+    """All metrics, then derived scores, in spec order. Scores are full precision floats."""
+    scores: dict[str, float] = {}
+    for name, metric in spec.metrics.items():
+        truth = labels[metric.split]
+        pred = align(predictions, truth)
+        try:
+            value = _metric(spec, metric, truth, pred)
+        except ValueError as err:
+            raise ConfigError(f"metric {name!r} on split {metric.split!r}: {err}") from None
+        scores[name] = value
+    for name, derived in spec.derived.items():
+        values = [scores[ref] for ref in derived.of]
+        if derived.op == "subtract":
+            scores[name] = values[0] - sum(values[1:])
+        else:
+            scores[name] = float(np.mean(values))
+    for name, value in scores.items():
+        if not math.isfinite(value):
+            raise ConfigError(f"score {name!r} is not finite ({value})")
+    return scores
+
+
+def _inputs(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame, pred: pd.DataFrame
+            ) -> tuple[np.ndarray, np.ndarray, list[object], object]:
+    """(truth, predictions, classes, positive) as `_metric` reads them."""
+    if metric.fn == "nmae":
+        names = [metric.target] if metric.target else [t.name for t in spec.targets
+                                                       if t.type == "real"]
+        return truth[names].to_numpy(float), pred[names].to_numpy(float), [], None
+    target = spec.target_for(metric)
+    positive = target.positive_class
+    if metric.fn == "f1" and positive is None:
+        positive = (target.classes or [])[-1]
+    if metric.fn == "roc_auc" and positive is None:
+        positive = 1
+    y_true, y_pred = truth[target.name].to_numpy(), pred[target.name].to_numpy()
+    if metric.fn in ("mae", "roc_auc"):
+        y_pred = y_pred.astype(float)
+    return y_true, y_pred, list(target.classes or []), positive
+
+
+def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                    predictions: pd.DataFrame, *,
+                    clusters: dict[str, tuple[str, np.ndarray]] | None = None,
+                    resamples: int = bootstrap.RESAMPLES) -> dict[str, dict[str, Any]]:
+    """A 95% interval for every metric and derived score (see `evaluator.scoring.bootstrap`).
+
+    `clusters`: split -> (cluster name, one cluster label per hidden-label row, in label order);
+    splits whose clusters share a name draw the same clusters (e.g. twin graphs)."""
+    clusters = clusters or {}
+    rng = bootstrap.rng_for(spec.slug, spec.version, spec.rules.seed)
+    shared: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    for name in sorted({c[0] for c in clusters.values()}):
+        values = pd.Index(np.unique(np.concatenate(
+            [np.asarray(v, dtype=str) for n, v in clusters.values() if n == name])))
+        shared[name] = (values, rng.multinomial(len(values), np.full(len(values), 1 / len(values)),
+                                                size=resamples))
+    resamplers: dict[str, bootstrap.Resampler] = {}
+    for split, table in labels.items():
+        if split in clusters:
+            name, values = clusters[split]
+            universe, draws = shared[name]
+            codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
+                                                    cluster_draws=draws,
+                                                    n_clusters=len(universe))
+        else:
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples)
+    draws: dict[str, np.ndarray] = {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, metric in spec.metrics.items():
+        truth = labels[metric.split]
+        y_true, y_pred, classes, positive = _inputs(spec, metric, truth,
+                                                    align(predictions, truth))
+        r = resamplers[metric.split]
+        values, method = bootstrap.metric_draws(metric.fn, y_true, y_pred, classes=classes,
+                                                positive=positive, resampler=r)
+        draws[name] = values
+        low, high = bootstrap.percentile_interval(values)
+        out[name] = bootstrap.describe(low, high, method=method, resampler=r, n=len(truth),
+                                       cluster_name=clusters.get(metric.split, (None,))[0])
+    for name, derived in spec.derived.items():
+        parts = [draws[ref] for ref in derived.of]
+        draws[name] = bootstrap.combine_derived(derived.op, parts)
+        low, high = bootstrap.percentile_interval(draws[name])
+        first = out[derived.of[0]]
+        out[name] = {**first, "low": low, "high": high,
+                     "method": "bootstrap-percentile" if all(
+                         out[ref]["method"] == "bootstrap-percentile" for ref in derived.of)
+                     else "normal", "of": list(derived.of)}
+    return out
+
+
+def interval_parts(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                   predictions: pd.DataFrame, *,
+                   clusters_for: Callable[[dict[str, pd.DataFrame]],
+                                          dict[str, tuple[str, np.ndarray]]] | None = None,
+                   resamples: int = bootstrap.RESAMPLES) -> dict[str, dict[str, dict[str, Any]]]:
+    """Intervals per part, mirroring `score_parts` ({"public", "private"} or {"all"}).
+    `clusters_for(labels)` resolves the resampling clusters of (a part of) the labels."""
+    def one(table: dict[str, pd.DataFrame]) -> dict[str, dict[str, Any]]:
+        clusters = clusters_for(table) if clusters_for else None
+        return score_intervals(spec, table, predictions, clusters=clusters, resamples=resamples)
+
+    if not spec.has_parts:
+        return {ALL: one(labels)}
+    return {part: one(part_labels(labels, part)) for part in (PUBLIC, PRIVATE)}

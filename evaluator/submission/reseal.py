@@ -1,0 +1,77 @@
+"""Re-seal a competition's hidden labels to another key (rotation) or version (a spec bump).
+
+Why a verb of its own: the builder seals labels from raw data and the secret build seed, and a
+maintainer rotating the platform key should need neither. The labels are opened in memory with
+the old key (the envelope's own claims say which competition and split they belong to, and are
+checked), sealed again to the new public key with the spec's current version, and written back
+atomically; the plaintext never touches the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator.competition.spec import load_spec
+from evaluator.errors import ConfigError, Rejection
+from evaluator.submission import envelope
+from evaluator.submission.keys import thumbprint
+
+
+@dataclass(frozen=True)
+class Resealed:
+    path: Path
+    old_kid: str
+    new_kid: str
+    old_version: int
+    new_version: int
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def reseal_competition(folder: Path, private_keys: Mapping[str, rsa.RSAPrivateKey],
+                       public_key: rsa.RSAPublicKey, *, dry_run: bool = False) -> list[Resealed]:
+    """Re-seal every hidden split of one competition; all splits are opened before any file is
+    written, so a wrong key leaves the folder exactly as it was."""
+    spec = load_spec(folder)
+    sealed: list[tuple[Path, bytes, Resealed]] = []
+    for name, split in spec.splits.items():
+        path = Path(folder) / split.labels
+        try:
+            compact = path.read_bytes()
+        except OSError as err:
+            raise ConfigError(f"{path}: cannot read hidden labels: {err.strerror}") from None
+        try:
+            header = envelope.read_header(compact)
+        except Rejection as err:
+            raise ConfigError(f"{path}: not a label envelope: {err}") from None
+        old_version = header.get("competition_version")
+        if type(old_version) is not int or old_version > spec.version:
+            raise ConfigError(f"{path}: sealed for version {old_version!r} of {spec.slug}, but "
+                              f"competition.yaml says version {spec.version}; refusing to "
+                              "re-seal labels of a newer or unknown version")
+        plain = envelope.open_labels(compact, private_keys, spec.slug, old_version, name,
+                                     source=str(path))
+        new = envelope.seal(plain, public_key, envelope.label_claims(spec.slug, spec.version,
+                                                                     name))
+        sealed.append((path, new, Resealed(path, str(header.get("kid")), thumbprint(public_key),
+                                           old_version, spec.version)))
+    if not dry_run:
+        for path, data, _ in sealed:
+            _write_atomic(path, data)
+    return [r for _, _, r in sealed]
