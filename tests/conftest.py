@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.submission import keys
+from tests.helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 SHARED_SECRETS = SHARED / "secrets"
 
