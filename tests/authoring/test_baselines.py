@@ -22,7 +22,7 @@ from evaluator.cli import main as gnncb
 from evaluator.errors import ConfigError
 from evaluator.gnn.data import load_node_task
 from evaluator.gnn.temporal import best_threshold, node_history, time_slices
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 SLUGS = ("gnn-cora", "park-gnn", "netlinkarena", "octonode", "trust-temporal")
 

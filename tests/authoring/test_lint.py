@@ -21,7 +21,7 @@ from evaluator.cli import main as gnncb
 from evaluator.commands.competition import render_readme
 from evaluator.competition.spec import load_spec
 from evaluator.pipeline.evaluate import load_labels
-from tests.conftest import REPO, SHARED
+from tests.helpers.paths import REPO, SHARED
 
 FILES = {
     "data/nodes.csv": "id + 30 standardised features",

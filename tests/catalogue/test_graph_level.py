@@ -24,7 +24,7 @@ from evaluator.authoring.lint import lint_competition
 from evaluator.cli import main as gnncb
 from evaluator.competition.spec import load_spec
 from evaluator.submission.validate import all_ids, competition_ids
-from tests.conftest import REPO, SHARED
+from tests.helpers.paths import REPO, SHARED
 
 SLUGS = ("gta", "gnn-bace", "solubility", "mix-props")
 MOLECULAR = ("gnn-bace", "solubility", "mix-props")  # built with RDKit

@@ -25,7 +25,7 @@ from evaluator.competition.spec import load_spec
 from evaluator.pipeline.evaluate import load_labels
 from evaluator.submission import keys
 from evaluator.submission.validate import all_ids, competition_ids
-from tests.conftest import REPO, SHARED
+from tests.helpers.paths import REPO, SHARED
 
 SLUGS = ("gnn-cora", "park-gnn", "netlinkarena", "octonode", "trust-temporal")
 DATASETS = {"gnn-cora": "cora", "park-gnn": "parkinsons", "netlinkarena": "citeseer",

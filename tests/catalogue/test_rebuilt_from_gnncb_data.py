@@ -24,7 +24,7 @@ import pytest
 from evaluator.cli import main as gnncb
 from evaluator.competition.spec import load_spec
 from evaluator.submission.validate import all_ids, competition_ids
-from tests.conftest import REPO, SHARED
+from tests.helpers.paths import REPO, SHARED
 
 GRAPH_LEVEL = ("grape", "cgcc", "mix2print")
 SLUGS = tuple(s for s in (*GRAPH_LEVEL, "thinc", "diagraph")

@@ -18,8 +18,7 @@ from evaluator.ci.code.pipeline import (
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.cli import main
 from evaluator.codetrack.cases import seed_from_digest
-from tests.helpers.arena import Arena, Sleeps, client
-from tests.helpers.code_arena import (
+from tests.ci.helpers import (
     LC997,
     LC1557_WRONG,
     code_files,
@@ -28,9 +27,9 @@ from tests.helpers.code_arena import (
     run_code_publish,
     run_judge,
 )
+from tests.helpers.arena import Arena, Sleeps, client
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena", "tests.helpers.code_arena"]
 pytestmark = needs_sandbox()
 
 # a method that looks like a command-line option must stay a plain value; a PR is always human

@@ -12,8 +12,7 @@ import pytest
 from evaluator.ci.code.pipeline import judge_code_pr
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.render.boards import md_escape
-from tests.helpers.arena import Arena, client, run_pr
-from tests.helpers.code_arena import (
+from tests.ci.helpers import (
     LC997,
     code_files,
     folder,
@@ -21,9 +20,8 @@ from tests.helpers.code_arena import (
     run_code_publish,
     run_judge,
 )
+from tests.helpers.arena import Arena, client, run_pr
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub, Symlink
-
-pytest_plugins = ["tests.helpers.arena", "tests.helpers.code_arena"]
 
 OWN = folder("alice")
 

@@ -13,8 +13,6 @@ from evaluator.errors import ConfigError
 from tests.helpers.arena import Arena, Sleeps, run_pr, run_publish, run_score
 from tests.helpers.fake_github import FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena"]
-
 
 def open_alice(arena: Arena, fake: FakeGitHub, pr: int = 1) -> None:
     fake.open_pr(pr, "alice", arena.files("toy-nodes", "alice", wrong=1))

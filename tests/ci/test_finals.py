@@ -27,8 +27,6 @@ from evaluator.submission.metadata import Metadata, dump_metadata
 from tests.helpers.arena import Arena, client, git, run_publish
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena"]
-
 SLUG = "toy-final"
 SEED = "finals-test-seed-long-enough"
 NOW = datetime.now(UTC).replace(microsecond=0)

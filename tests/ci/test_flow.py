@@ -11,8 +11,6 @@ from evaluator.ci.result import write_result
 from tests.helpers.arena import Arena, Sleeps, client, run_pr, run_publish, run_score
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena"]
-
 
 def test_accepted_pr_end_to_end(arena: Arena, fake: FakeGitHub) -> None:
     fake.open_pr(7, "Alice", arena.files("toy-nodes", "Alice", wrong=2))

@@ -14,8 +14,6 @@ from tests.helpers.arena import Arena, run_pr
 from tests.helpers.fake_github import FakeGitHub
 from tests.helpers.paths import REPO
 
-pytest_plugins = ["tests.helpers.arena"]
-
 DOC = REPO / "docs" / "participants.md"
 SETTINGS = 'COMPETITION, VERSION, LOGIN = "gnn-cora", 1, "your-login"'
 

@@ -13,8 +13,6 @@ from evaluator.submission import envelope, keys
 from tests.helpers.arena import Arena, run_pr
 from tests.helpers.fake_github import FakeGitHub, Symlink
 
-pytest_plugins = ["tests.helpers.arena"]
-
 OWN = "competitions/toy-nodes/submissions/alice"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -14,11 +13,9 @@ from evaluator.authoring.build import seal_labels
 from evaluator.cli import main
 from evaluator.competition.spec import load_spec
 from evaluator.submission import keys
-from tests.helpers.arena import Arena, git, run_pr, truth_for
+from tests.helpers.arena import Arena, git, ledger_rows, published_two, truth_for
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 from tests.helpers.paths import REPO
-
-pytest_plugins = ["tests.helpers.arena"]
 
 
 @pytest.fixture
@@ -119,18 +116,6 @@ def test_publish_refuses_a_result_for_another_pr(arena: Arena, fake: FakeGitHub,
 
 
 # -- maintainer corrections ----------------------------------------------------------------
-
-def published_two(arena: Arena, fake: FakeGitHub) -> list[dict[str, Any]]:
-    fake.open_pr(1, "alice", arena.files("toy-nodes", "alice", wrong=2))
-    fake.open_pr(2, "bob", arena.files("toy-nodes", "bob", wrong=0))
-    run_pr(arena, fake, 1)
-    run_pr(arena, fake, 2)
-    return arena.rows()
-
-
-def ledger_rows(root: Path) -> list[dict[str, Any]]:
-    text = (root / "leaderboard" / "ledger.jsonl").read_text()
-    return [json.loads(line) for line in text.splitlines()]
 
 
 def test_withdraw_appends_an_audit_line(arena: Arena, fake: FakeGitHub,

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evaluator.cli import main
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 CORA = REPO / "competitions" / "gnn-cora"
 

@@ -10,18 +10,10 @@ import sys
 from pathlib import Path
 
 from evaluator.authoring.demo import predict_label_propagation
-from evaluator.cli import PLUGINS, VERBS, build_parser, main
+from evaluator.cli import PLUGINS, VERBS, build_parser
 from evaluator.submission import envelope, keys
+from tests.cli.helpers import encrypt, run
 from tests.helpers.paths import REPO
-
-
-def run(args, capsys) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def gnncb(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -121,18 +113,10 @@ def test_check_json_valid_and_invalid(demo_competition, tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ 4. encrypt
-def _encrypt(demo_competition, keypair, tmp_path, capsys, out: Path, *extra):
-    preds = tmp_path / "predictions.csv"
-    predict_label_propagation(demo_competition).to_csv(preds, index=False)
-    return run(["encrypt", "--competition", demo_competition, "--participant", "Alice",
-                "--public-key", keypair["public_path"], "--method", "label prop",
-                "-o", out, *extra, preds], capsys)
-
-
 def test_encrypt_warns_about_missing_declarations_and_lowercases(demo_competition, keypair,
                                                                   tmp_path, capsys):
     out = tmp_path / "elsewhere" / "predictions.csv.enc"
-    code, stdout, err = _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    code, stdout, err = encrypt(demo_competition, keypair, tmp_path, capsys, out)
     assert code == 0, err
     assert "warning: not declared: --gnn-only" in err
     assert "warning: not declared: --seed (the rules fix the seed to 25)" in err
@@ -147,9 +131,9 @@ def test_encrypt_warns_about_missing_declarations_and_lowercases(demo_competitio
 def test_encrypt_into_submissions_folder_says_ready_to_commit(demo_competition, keypair,
                                                                tmp_path, capsys):
     out = demo_competition / "submissions" / "alice" / "predictions.csv.enc"
-    code, stdout, err = _encrypt(demo_competition, keypair, tmp_path, capsys, out,
-                                 "--gnn-only", "--seed", "25", "--tuning-runs", "1",
-                                 "--training-time-minutes", "2", "--hardware", "laptop")
+    code, stdout, err = encrypt(demo_competition, keypair, tmp_path, capsys, out,
+                                "--gnn-only", "--seed", "25", "--tuning-runs", "1",
+                                "--training-time-minutes", "2", "--hardware", "laptop")
     assert code == 0, err
     assert "ready to commit" in stdout and "copy both" not in stdout
     assert "warning" not in err
@@ -157,8 +141,8 @@ def test_encrypt_into_submissions_folder_says_ready_to_commit(demo_competition, 
 
 def test_encrypt_bad_option_value_is_a_message_not_a_traceback(demo_competition, keypair,
                                                                  tmp_path, capsys):
-    code, _, err = _encrypt(demo_competition, keypair, tmp_path, capsys,
-                            tmp_path / "x" / "p.enc", "--tuning-runs", "-3")
+    code, _, err = encrypt(demo_competition, keypair, tmp_path, capsys,
+                           tmp_path / "x" / "p.enc", "--tuning-runs", "-3")
     assert code == 2 and "cannot write metadata.json: tuning_runs" in err
     assert "Traceback" not in err and "pydantic" not in err
 
@@ -166,7 +150,7 @@ def test_encrypt_bad_option_value_is_a_message_not_a_traceback(demo_competition,
 # ------------------------------------------------------------------ 5. evaluate
 def test_evaluate_prints_rank_and_remaining(demo_competition, keypair, tmp_path, capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out, "--seed", "25")
+    encrypt(demo_competition, keypair, tmp_path, capsys, out, "--seed", "25")
     ledger = tmp_path / "ledger.jsonl"
     code, stdout, err = run(["evaluate", "--competition", demo_competition, "--submission",
                              out.parent, "--participant", "alice", "--private-key",
@@ -178,7 +162,7 @@ def test_evaluate_prints_rank_and_remaining(demo_competition, keypair, tmp_path,
 
 def test_version_mismatch_advice_names_what_to_do(demo_competition, keypair, tmp_path, capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)
     spec_path = demo_competition / "competition.yaml"
     spec_path.write_text(spec_path.read_text().replace("version: 1", "version: 2", 1))
     code, _, err = run(["evaluate", "--competition", demo_competition, "--submission",
@@ -192,7 +176,7 @@ def test_version_mismatch_advice_names_what_to_do(demo_competition, keypair, tmp
 # ------------------------------------------------------------------ 6. ledger list/show
 def test_ledger_list_show_and_second_withdrawal(demo_competition, keypair, tmp_path, capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)
     root = demo_competition.parent.parent  # holds competitions/<slug>
     ledger = root / "leaderboard" / "ledger.jsonl"
     ledger.parent.mkdir(parents=True)
@@ -333,7 +317,7 @@ def test_code_problems_explains_its_tags(capsys):
 def test_evaluate_stores_the_envelope_so_rescore_needs_no_skip(demo_competition, keypair,
                                                                tmp_path, capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)
     root = demo_competition.parent.parent
     ledger = root / "leaderboard" / "ledger.jsonl"
     code, _, err = run(["evaluate", "--competition", demo_competition, "--submission",
@@ -381,7 +365,7 @@ def test_progress_is_a_tqdm_bar_on_a_terminal():
 def test_rows_a_rescore_cannot_reach_are_marked_stale(demo_competition, keypair, tmp_path,
                                                       capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)
     root = demo_competition.parent.parent
     ledger = root / "leaderboard" / "ledger.jsonl"
     run(["evaluate", "--competition", demo_competition, "--submission", out.parent,

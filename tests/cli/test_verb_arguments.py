@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_user_messages import REPO, _encrypt, run
+from tests.cli.helpers import encrypt, run
+from tests.helpers.paths import REPO
 
 TYPO = "gnn-kora"  # one letter from gnn-cora, a committed competition
 
@@ -71,7 +72,7 @@ def test_ledger_verbs_take_a_folder_as_well_as_a_slug(demo_competition, keypair,
                                                       monkeypatch, capsys):
     """`ledger rescore competitions/grape` used to look in competitions/competitions/grape."""
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)
     root = demo_competition.parent.parent
     ledger = root / "leaderboard" / "ledger.jsonl"
     code, _, err = run(["evaluate", "--competition", demo_competition, "--submission",
@@ -175,7 +176,7 @@ def test_evaluate_over_the_daily_limit_says_when_the_window_reopens(demo_competi
     ledger = tmp_path / "ledger.jsonl"
     for n in range(3):
         out = tmp_path / f"sub{n}" / "predictions.csv.enc"
-        _encrypt(demo_competition, keypair, tmp_path, capsys, out)
+        encrypt(demo_competition, keypair, tmp_path, capsys, out)
         code, stdout, err = run(["evaluate", "--competition", demo_competition, "--submission",
                                  out.parent, "--participant", "alice", "--private-key",
                                  keypair["private_path"], "--ledger", ledger], capsys)
@@ -191,7 +192,7 @@ def test_evaluate_over_the_daily_limit_says_when_the_window_reopens(demo_competi
 def test_evaluate_claim_mismatch_names_the_flag_to_fix(demo_competition, keypair, tmp_path,
                                                        capsys):
     out = tmp_path / "sub" / "predictions.csv.enc"
-    _encrypt(demo_competition, keypair, tmp_path, capsys, out)  # encrypted for alice
+    encrypt(demo_competition, keypair, tmp_path, capsys, out)  # encrypted for alice
     meta = out.parent / "metadata.json"  # as if bob had copied alice's folder and renamed it
     meta.write_text(meta.read_text().replace('"alice"', '"bob"'))
     code, _, err = run(["evaluate", "--competition", demo_competition, "--submission",

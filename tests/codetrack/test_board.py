@@ -3,7 +3,6 @@ artifact's plausibility rules (no sandbox needed here)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -15,45 +14,18 @@ from evaluator.authoring.lint import lint_competition
 from evaluator.ci.code.pipeline import CodeResult, digest_of, read_code_result
 from evaluator.cli import GROUPS, build_parser, main
 from evaluator.codetrack.board import BOARDS, board_page, only_code_track
-from evaluator.codetrack.cases import make_plan, seed_from_digest
-from evaluator.codetrack.intervals import row_interval
+from evaluator.codetrack.cases import make_plan
 from evaluator.codetrack.problem import all_problems
 from evaluator.commands import code as code_cmd
 from evaluator.competition.spec import parse_spec
 from evaluator.errors import ConfigError
 from evaluator.render.boards import write_leaderboards
-from tests.competition.test_spec import GOOD
+from tests.helpers.codetrack import code_row
 from tests.helpers.paths import REPO
+from tests.helpers.spec import GOOD
 
 ROOT = REPO
 BOARD = BOARDS["graph-coding"]
-
-
-def code_row(participant: str, passed: dict[str, int], *, digest: str | None = None,
-             per_cell: int = 1, entrant: str = "human", pr: int | None = 1,
-             participant_id: int | None = 7, at: str = "2026-01-02T03:04:05Z") -> dict[str, Any]:
-    """A row shaped exactly as `score_submission` writes it, counts consistent with the plan."""
-    registry = all_problems()
-    plan = make_plan("paper", registry.values(), per_cell)
-    per = {pid: {"passed": n, "cases": sum(plan[pid].values())} for pid, n in passed.items()}
-    cases = sum(sum(plan[p].values()) for p in registry)
-    total = sum(passed.values())
-    digest = digest or hashlib.sha256(f"{participant}|{sorted(passed.items())}|{at}".encode()
-                                      ).hexdigest()
-    row = {
-        "type": "submission", "digest": digest, "slug": "graph-coding", "version": 1,
-        "participant": participant, "participant_id": participant_id, "entrant": entrant,
-        "method": "m", "model": "", "team": "",
-        "scores": {"pass_rate": total / cases, "cases": cases, "passed": total,
-                   "problems": len(registry),
-                   "problems_solved": sum(1 for p, v in per.items() if v["passed"] == v["cases"])},
-        "per_problem": per,
-        "declared": {"plan": "paper", "per_cell": per_cell, "seed_source": "digest",
-                     "isolation": ["full"]},
-        "seed": seed_from_digest(digest), "pr": pr, "submitted_at": at, "scored_at": at,
-    }
-    row["intervals"] = {"pass_rate": row_interval(row, slug="graph-coding", version=1)}
-    return row
 
 
 def cases_of(pid: str, per_cell: int = 1) -> int:

@@ -21,7 +21,7 @@ from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.problem import all_problems
 from evaluator.codetrack.report import significance
 from evaluator.ledger.store import Ledger
-from tests.codetrack.helpers import KAHN
+from tests.helpers.codetrack import KAHN
 from tests.helpers.paths import REPO
 
 GRAPHEVAL = REPO.parent / "shared" / "datasets" / "grapheval36k" / "data"

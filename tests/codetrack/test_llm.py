@@ -1,6 +1,6 @@
 """LLMs on the code track: scripted model over real HTTP -> visible-case repair -> hidden judge.
 
-The model is a local OpenAI-compatible server (tests/test_llm_support.ScriptedLLM). Runs use
+The model is a local OpenAI-compatible server (tests/helpers/llm.py's ScriptedLLM). Runs use
 lc207 (course schedule), one practice case per published cell (8 visible cases), one hidden case
 per cell and a 0.3 s CPU floor per case, so every run takes a few seconds.
 """
@@ -33,7 +33,7 @@ from evaluator.codetrack.llmrun.prompting import (
 from evaluator.codetrack.llmrun.repair import best_attempt
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger.store import Ledger
-from tests.codetrack.helpers import KAHN
+from tests.helpers.codetrack import KAHN
 from tests.helpers.llm import (
     API_KEY,
     ISOLATION,

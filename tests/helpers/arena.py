@@ -1,8 +1,8 @@
-"""Fixtures for the pull-request pipeline tests: a temporary key pair, tiny self-made
-competitions in a real bare git repository ("origin"), the fake GitHub server, and drivers for the
-two phases. Nothing here needs ../shared or torch. Test modules load the fixtures with
-`pytest_plugins = ["tests.helpers.arena"]` and import the helpers; the module has no asserts
-of its own (PYTEST_DONT_REWRITE), so importing it before the plugin loads is harmless.
+"""The pull-request pipeline's test bed: a temporary key pair, tiny self-made competitions in a
+real bare git repository ("origin"), and drivers for the two phases against the fake GitHub
+server. Nothing here needs ../shared or torch. The fixtures that hand these out (`arena`,
+`fake`, `pipeline_keys`) are in tests/conftest.py, since tests of several layers drive the
+pipeline (ci, submission identity, ledger races, the rendered PR answer).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pytest
 import yaml
 
 from evaluator.authoring.build import seal_labels, write_csv
@@ -44,7 +43,7 @@ class KeyPair:
 
 
 @functools.cache
-def _shared_keypair() -> KeyPair:
+def shared_keypair() -> KeyPair:
     """One temporary key pair per test session (shared by every module importing this)."""
     folder = Path(tempfile.mkdtemp(prefix="gnncb-test-keys-"))
     atexit.register(shutil.rmtree, folder, True)
@@ -52,11 +51,6 @@ def _shared_keypair() -> KeyPair:
     pem = (folder / "pair" / "private.pem").read_text()
     return KeyPair(keys.load_public_key((folder / "pair" / "public.pem").read_bytes()),
                    keys.load_private_keys(pem), pem, kid)
-
-
-@pytest.fixture
-def pipeline_keys() -> KeyPair:
-    return _shared_keypair()
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -166,17 +160,6 @@ class Arena:
                 f"{folder}/metadata.json": meta.encode()}
 
 
-@pytest.fixture
-def arena(tmp_path: Path, pipeline_keys: KeyPair) -> Arena:
-    return Arena(tmp_path, pipeline_keys)
-
-
-@pytest.fixture
-def fake() -> Any:
-    with FakeGitHub() as server:
-        yield server
-
-
 class Sleeps(list):
     """An injectable sleep that records instead of waiting."""
 
@@ -213,3 +196,18 @@ def run_publish(arena: Arena, fake: FakeGitHub, result: Result, *, root: Path | 
 def run_pr(arena: Arena, fake: FakeGitHub, pr: int) -> tuple[Result, Published]:
     result = run_score(arena, fake, pr)
     return result, run_publish(arena, fake, result)
+
+
+def published_two(arena: Arena, fake: FakeGitHub) -> list[dict[str, Any]]:
+    """Alice (two wrong) and bob (none wrong) through both phases; origin's ledger rows."""
+    fake.open_pr(1, "alice", arena.files("toy-nodes", "alice", wrong=2))
+    fake.open_pr(2, "bob", arena.files("toy-nodes", "bob", wrong=0))
+    run_pr(arena, fake, 1)
+    run_pr(arena, fake, 2)
+    return arena.rows()
+
+
+def ledger_rows(root: Path) -> list[dict[str, Any]]:
+    """The ledger rows of a checkout (not of origin: see `Arena.rows`)."""
+    text = (root / "leaderboard" / "ledger.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]

@@ -1,8 +1,8 @@
 """Shared pieces of the LLM-track tests: a scripted OpenAI-compatible server and canned answers.
 
-The server is real HTTP (pytest-httpserver) speaking the chat-completions protocol; the first
-test below proves that with the official `openai` client, so every other test that talks to it
-through our httpx provider exercises a genuinely OpenAI-compatible exchange.
+The server is real HTTP (pytest-httpserver) speaking the chat-completions protocol;
+tests/llm/test_scripted_server.py proves that with the official `openai` client, so every test
+that talks to it through our httpx provider exercises a genuinely OpenAI-compatible exchange.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
+from evaluator.cli import main
 from evaluator.llm.execute import LimitOverrides
 from evaluator.llm.session import RunOptions
 from evaluator.sandbox import core as sandbox
@@ -147,15 +148,17 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_scripted_server_speaks_openai_chat_completions(httpserver):
-    """The official client accepts the server's answers, so it is a faithful stand-in."""
-    openai = pytest.importorskip("openai")
-    llm = ScriptedLLM(httpserver, ["<plan>p</plan><code>print(1)</code>"])
-    client = openai.OpenAI(base_url=llm.base_url, api_key=API_KEY, max_retries=0)
-    reply = client.chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "hi"}], temperature=0, max_tokens=5)
-    assert reply.choices[0].message.content == "<plan>p</plan><code>print(1)</code>"
-    assert reply.choices[0].finish_reason == "stop"
-    assert reply.usage.completion_tokens > 0
-    assert llm.requests[0]["messages"] == [{"role": "user", "content": "hi"}]
-    assert llm.headers[0]["Authorization"] == f"Bearer {API_KEY}"
+MODEL = "acme/coder-1.5"
+
+
+def run_cli(keypair, competition, tmp_path, llm, monkeypatch, *extra):
+    """`gnncb llm run` with MODEL against the scripted server; the exit code."""
+    monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
+    return main(cli_args(keypair, competition, tmp_path, llm.base_url, "--model", MODEL,
+                         *extra))
+
+
+def ledger_of(tmp_path: Path) -> list[dict]:
+    """The rows `cli_args`'s ledger holds (none before the first run)."""
+    path = tmp_path / "ledger.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []

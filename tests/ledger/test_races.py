@@ -27,8 +27,6 @@ from evaluator.cli import main
 from evaluator.ledger.store import Ledger
 from tests.helpers.arena import Arena
 
-pytest_plugins = ["tests.helpers.arena"]
-
 WORKERS = 12  # 2 cores: enough processes to interleave, few enough to finish quickly
 
 

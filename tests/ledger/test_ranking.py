@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evaluator.competition.spec import parse_spec
 from evaluator.ledger.ranking import standings
-from tests.competition.test_spec import GOOD
+from tests.helpers.spec import GOOD
 
 
 def sub(digest, who, f1p, gap, f1i=0.9):

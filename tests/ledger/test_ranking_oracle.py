@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from evaluator.competition.spec import parse_spec
 from evaluator.ledger.ranking import FINAL_CHOICE, Entry, standings, standings_by_competition
 from evaluator.ledger.store import active_submissions
-from tests.competition.test_spec import GOOD
+from tests.helpers.spec import GOOD
 
 
 def _oracle_key(spec: Any, scores: dict[str, Any]) -> tuple[float, ...]:

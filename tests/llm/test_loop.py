@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -19,30 +18,20 @@ from tests.helpers.llm import (
     GOOD,
     ISOLATION,
     MAJORITY,
+    MODEL,
     NO_CODE,
     PARTIAL,
     ScriptedLLM,
     answer,
     cli_args,
+    ledger_of,
     read_json,
+    run_cli,
 )
-
-MODEL = "acme/coder-1.5"
-
-
-def _run(keypair, competition, tmp_path, llm, monkeypatch, *extra):
-    monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
-    return main(cli_args(keypair, competition, tmp_path, llm.base_url, "--model", MODEL,
-                         *extra))
 
 
 def _run_folder(tmp_path: Path) -> Path:
     return tmp_path / "runs" / "adhoc" / "acme_coder-1.5" / "demo-cancer-knn"
-
-
-def _ledger(tmp_path: Path) -> list[dict]:
-    path = tmp_path / "ledger.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def _all_files_text(folder: Path) -> str:
@@ -55,8 +44,8 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
     llm = ScriptedLLM(httpserver, [GOOD])
     prices = tmp_path / "prices.yaml"
     prices.write_text(f'"{MODEL}": {{input: 2.0, output: 8.0}}\n')
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch,
-                "--prices", str(prices)) == 0
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch,
+                   "--prices", str(prices)) == 0
     out, err = capsys.readouterr()
     assert f"isolation: {ISOLATION.level}" in err
     assert "scored acme/coder-1.5 x demo-cancer-knn" in out
@@ -67,7 +56,7 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
     human = evaluate_bytes(demo_competition, envelope.seal(plain, keypair["public"], claims),
                            dump_metadata(Metadata(participant="someone", method="lr")).encode(),
                            participant="someone", keys=keypair["private"])
-    [row] = _ledger(tmp_path)
+    [row] = ledger_of(tmp_path)
     assert row["scores"] == human.scores
     assert (row["entrant"], row["model"], row["participant"]) == (
         "llm-api", MODEL, "llm:acme-coder-1.5")
@@ -99,7 +88,7 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
 def test_broken_answer_is_repaired_from_its_traceback(keypair, demo_competition, tmp_path,
                                                      httpserver, monkeypatch):
     llm = ScriptedLLM(httpserver, [BROKEN, MAJORITY])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
     first, second = llm.requests
     assert len(first["messages"]) == 1 and len(second["messages"]) == 3
     assert second["messages"][1] == {"role": "assistant", "content": BROKEN}
@@ -107,7 +96,7 @@ def test_broken_answer_is_repaired_from_its_traceback(keypair, demo_competition,
     assert "Traceback (most recent call last)" in feedback
     assert "FileNotFoundError" in feedback and "data/edge_list.csv" in feedback
     assert "attempt 1 of 6" in feedback and str(tmp_path) not in feedback
-    [row] = _ledger(tmp_path)
+    [row] = ledger_of(tmp_path)
     assert row["declared"]["llm"]["repair_depth"] == 1
     run = _run_folder(tmp_path)
     assert (run / "attempt-1" / "feedback.md").read_text() == feedback
@@ -119,7 +108,7 @@ def test_broken_answer_is_repaired_from_its_traceback(keypair, demo_competition,
 def test_answer_without_code_is_told_so_and_fails_without_a_ledger_row(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch, capsys):
     llm = ScriptedLLM(httpserver, [NO_CODE, ("<plan>p</plan><code>\nimport os\nfor", "length")])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch, "--repairs", "1") == 1
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch, "--repairs", "1") == 1
     turn = llm.requests[1]["messages"][2]["content"]
     assert "contained no runnable Python program (no <code> block" in turn
     summary = read_json(_run_folder(tmp_path) / "summary.json")
@@ -128,14 +117,14 @@ def test_answer_without_code_is_told_so_and_fails_without_a_ledger_row(
     assert summary["failure"]["mode"] == "response_format"
     assert summary["failure"]["reason"] == "no valid predictions after 2 attempt(s)"
     assert not (_run_folder(tmp_path) / "attempt-1" / "stdout.txt").exists()  # nothing ran
-    assert _ledger(tmp_path) == []
+    assert ledger_of(tmp_path) == []
     assert "failed acme/coder-1.5" in capsys.readouterr().out
 
 
 def test_partial_predictions_get_the_validation_message(keypair, demo_competition, tmp_path,
                                                         httpserver, monkeypatch):
     llm = ScriptedLLM(httpserver, [PARTIAL, MAJORITY])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
     total = len(pd.read_csv(demo_competition / "data" / "test_ids.csv"))
     feedback = llm.requests[1]["messages"][2]["content"]
     assert "Check of predictions.csv:" in feedback
@@ -153,7 +142,7 @@ def test_valid_file_from_a_crashing_program_does_not_count(keypair, demo_competi
         raise RuntimeError("plotting failed")
     """)
     llm = ScriptedLLM(httpserver, [crash_after_writing])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch, "--repairs", "0") == 1
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch, "--repairs", "0") == 1
     [attempt] = read_json(_run_folder(tmp_path) / "summary.json")["attempt_log"]
     assert attempt["exit_reason"] == "error" and not attempt["valid"]
 
@@ -162,22 +151,22 @@ def test_repair_budget_is_at_most_five(keypair, demo_competition, tmp_path, http
                                        monkeypatch, capsys):
     # distinct programs: an answer repeating an earlier one would stop the loop early
     llm = ScriptedLLM(httpserver, [BROKEN.replace("edge_list", f"edges{i}") for i in range(7)])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 1
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch) == 1
     assert len(llm.requests) == 6  # 1 attempt + k=5 repairs
     assert sorted(p.name for p in _run_folder(tmp_path).glob("attempt-*")) == [
         f"attempt-{i}" for i in range(1, 7)]
-    assert _run(keypair, demo_competition, tmp_path / "again", llm, monkeypatch,
-                "--repairs", "6") == 2
+    assert run_cli(keypair, demo_competition, tmp_path / "again", llm, monkeypatch,
+                   "--repairs", "6") == 2
     assert "allows 0 to 5 repairs" in capsys.readouterr().err
 
 
 def test_a_finished_run_is_not_overwritten(keypair, demo_competition, tmp_path, httpserver,
                                            monkeypatch, capsys):
     llm = ScriptedLLM(httpserver, [MAJORITY, MAJORITY])
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
-    assert _run(keypair, demo_competition, tmp_path, llm, monkeypatch) == 2
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch) == 0
+    assert run_cli(keypair, demo_competition, tmp_path, llm, monkeypatch) == 2
     assert "already holds a scored run" in capsys.readouterr().err
-    assert len(llm.requests) == 1 and len(_ledger(tmp_path)) == 1
+    assert len(llm.requests) == 1 and len(ledger_of(tmp_path)) == 1
 
 
 def test_missing_private_key_fails_before_any_model_call(keypair, demo_competition, tmp_path,
@@ -211,5 +200,5 @@ def test_unisolated_machine_refuses_unless_allowed_and_says_so(keypair, demo_com
     summary = read_json(_run_folder(tmp_path) / "summary.json")
     assert summary["isolation"] == {"level": "none", "mechanism": "none", "sandboxed": False,
                                     "detail": "not running as root"}
-    [row] = _ledger(tmp_path)
+    [row] = ledger_of(tmp_path)
     assert row["declared"]["hardware"].startswith("CPU-only, NOT sandboxed (isolation none)")

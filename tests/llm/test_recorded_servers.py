@@ -5,7 +5,7 @@ output to gnncb's prompts); the server behaviours (context overflow as HTTP 400 
 silently clamped output limit, a stall past the client's timeout, `max_tokens` refused in
 favour of `max_completion_tokens`, a `/v1/models` listing another model) are the ones seen on
 llama-cpp-python and OpenAI, served by a local pytest-httpserver speaking the chat-completions
-protocol (tests/test_llm_support.py proves it with the official client).
+protocol (tests/llm/test_scripted_server.py proves it with the official client).
 """
 
 from __future__ import annotations

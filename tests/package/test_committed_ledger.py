@@ -19,7 +19,7 @@ import pytest
 from evaluator.cli import main
 from evaluator.competition.spec import load_spec
 from evaluator.ledger.store import Ledger, active_submissions
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 LEDGER = REPO / "leaderboard" / "ledger.jsonl"
 ENVELOPES = REPO / "leaderboard" / "envelopes"

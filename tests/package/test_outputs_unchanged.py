@@ -1,15 +1,16 @@
 """What readers see is a pure function of the committed ledger, and a refactor must not move a
 byte of it.
 
-The manifest `fixtures/rendered_outputs.json` holds the sha256 of every file the previous layout
-produced from the committed ledger: the markdown and CSV boards (`gnncb leaderboard render`),
-the static site (`gnncb site build`: pages, CSV downloads, styles) and every competition
+The manifest `tests/fixtures/rendered_outputs.json` holds the sha256 of every file the previous
+layout produced from the committed ledger: the markdown and CSV boards (`gnncb leaderboard
+render`), the static site (`gnncb site build`: pages, CSV downloads, styles) and every competition
 README (`gnncb competition readme`). It was recorded before the package was reorganised into
 layers (issue: the architecture visible in the tree); the test renders everything again through
 the CLI, the public interface that did not change, and compares byte for byte.
 
 When a change is *meant* to alter what readers see, regenerate the manifest deliberately and
-say so in the commit: `python tests/test_outputs_unchanged.py --write`.
+say so in the commit: `python -m tests.package.test_outputs_unchanged --write` (from the
+repository root).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.paths import REPO
+from tests.helpers.paths import FIXTURES, REPO
 
 ROOT = REPO
-MANIFEST = ROOT / "tests" / "fixtures" / "rendered_outputs.json"
+MANIFEST = FIXTURES / "rendered_outputs.json"
 
 
 def _gnncb(*args: str | Path, cwd: Path) -> None:
@@ -72,7 +73,7 @@ if __name__ == "__main__":  # deliberate regeneration only
     import tempfile
 
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python tests/test_outputs_unchanged.py --write")
+        sys.exit("usage: python -m tests.package.test_outputs_unchanged --write")
     with tempfile.TemporaryDirectory() as tmp:
         hashes = render_everything(Path(tmp))
     MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n", encoding="utf-8")

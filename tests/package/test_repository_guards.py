@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 
 def tracked_files() -> list[Path]:

@@ -330,7 +330,7 @@ def _pins(name: str) -> set[str]:
 
 
 def test_ci_uploads_the_browser_screenshots_even_when_tests_fail(ci: dict[str, Any]) -> None:
-    """tests/test_site_browser.py writes screenshots under $GNNCB_ARTIFACTS (.ci/run sets
+    """tests/render/site/test_browser.py writes screenshots under $GNNCB_ARTIFACTS (.ci/run sets
     .ci-artifacts/); the tests job uploads that folder, whatever the tests' outcome, with the
     same upload-artifact pin as the other workflows and no more than read access."""
     job = ci["jobs"]["tests"]

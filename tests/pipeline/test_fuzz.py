@@ -31,9 +31,9 @@ from evaluator.errors import Rejection
 from evaluator.ledger.store import Ledger
 from evaluator.pipeline.evaluate import evaluate_bytes
 from evaluator.submission import envelope
-from tests.helpers.arena import Arena, _shared_keypair, run_publish, run_score, truth_for
+from tests.helpers.arena import Arena, run_publish, run_score, shared_keypair, truth_for
 from tests.helpers.fake_github import FakeGitHub
-from tests.pipeline.test_hostile_inputs import raw_envelope
+from tests.pipeline.helpers import raw_envelope
 
 EXAMPLES = int(os.environ.get("GNNCB_FUZZ_EXAMPLES", "0")) or None
 # CI: a fixed seed (derandomize) and a small budget; nightly (GNNCB_FUZZ_EXAMPLES set): fresh
@@ -102,7 +102,7 @@ def csv_text(ids: list[int]) -> st.SearchStrategy[bytes]:
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One arena (competitions in a git origin), a base checkout, and the keys."""
     tmp = tmp_path_factory.mktemp("fuzz")
-    arena = Arena(tmp, _shared_keypair())
+    arena = Arena(tmp, shared_keypair())
     root = arena.clone("base")
     ids = truth_for(SLUG)["id"].tolist()
     valid = arena.envelope(SLUG, "alice")

@@ -21,7 +21,6 @@ import pandas as pd
 import pytest
 import yaml
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from evaluator.authoring.build import seal_labels, write_csv
 from evaluator.cli import main
@@ -29,24 +28,13 @@ from evaluator.competition.spec import load_spec
 from evaluator.ledger.store import Ledger
 from evaluator.pipeline.evaluate import evaluate_bytes
 from evaluator.submission import envelope
-from evaluator.submission.keys import b64url, thumbprint
+from evaluator.submission.keys import thumbprint
 from tests.helpers.arena import Arena, run_pr
 from tests.helpers.fake_github import FakeGitHub
-
-pytest_plugins = ["tests.helpers.arena"]
+from tests.pipeline.helpers import raw_envelope
 
 OWN = "competitions/toy-nodes/submissions/alice"
 META = b'{"participant": "alice", "method": "2-layer GCN"}'
-
-
-def raw_envelope(header: bytes, plaintext: bytes, public: rsa.RSAPublicKey) -> bytes:
-    """A JWE compact serialization with an arbitrary protected header (as raw bytes)."""
-    header_b64 = b64url(header)
-    cek, iv = os.urandom(32), os.urandom(12)
-    sealed = AESGCM(cek).encrypt(iv, plaintext, header_b64.encode("ascii"))
-    parts = [header_b64, b64url(public.encrypt(cek, envelope._OAEP)), b64url(iv),
-             b64url(sealed[:-16]), b64url(sealed[-16:])]
-    return ".".join(parts).encode("ascii")
 
 
 def header_with(public: rsa.RSAPublicKey, **changes: Any) -> bytes:

@@ -25,7 +25,7 @@ from evaluator.render.boards import (
     md_escape,
     write_leaderboards,
 )
-from tests.competition.test_spec import GOOD
+from tests.helpers.spec import GOOD
 
 HOSTILE = [
     "[click](https://evil.example)",

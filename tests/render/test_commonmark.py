@@ -20,8 +20,6 @@ from evaluator.cli import main
 from tests.helpers.arena import Arena, run_pr
 from tests.helpers.fake_github import FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena"]
-
 # GitHub's mention filter links "@" followed by a login character (user) or "org/team".
 MENTION = re.compile(r"@[A-Za-z0-9]")
 # the only HTML our templates write: the generated-file / answer markers and <sub>

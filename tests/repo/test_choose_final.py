@@ -18,7 +18,7 @@ from evaluator.cli import main
 from evaluator.competition.spec import load_spec
 from evaluator.ledger.ranking import standings
 from evaluator.ledger.store import Ledger
-from tests.scoring.test_parts import build, truth
+from tests.helpers.parts import build, truth
 
 SLUG = "toy-parts"
 

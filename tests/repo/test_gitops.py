@@ -14,8 +14,6 @@ from evaluator.repo.gitops import Change, Git, auth_env, commit_and_push
 from evaluator.repo.record import record_submission
 from tests.helpers.arena import Arena, Sleeps, git
 
-pytest_plugins = ["tests.helpers.arena"]
-
 
 def row(arena: Arena, login: str, slug: str = "toy-nodes", accuracy: float = 0.5,
         pr: int = 1) -> tuple[dict, bytes]:

@@ -8,10 +8,7 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.ledger.store import active_submissions
-from tests.ci.test_verbs import ledger_rows, published_two
-from tests.helpers.arena import git
-
-pytest_plugins = ["tests.helpers.arena"]
+from tests.helpers.arena import git, ledger_rows, published_two
 
 
 @pytest.fixture

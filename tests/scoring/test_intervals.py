@@ -226,7 +226,7 @@ def test_every_scored_row_carries_its_intervals(demo_competition, keypair):
 def test_parts_get_their_own_intervals_and_the_private_ones_stay_sealed(tmp_path, keypair):
     from evaluator.competition.spec import load_spec
     from evaluator.submission.validate import all_ids, competition_ids
-    from tests.scoring.test_parts import build
+    from tests.helpers.parts import build
 
     folder = build(tmp_path / "toy-parts", keypair["public"])
     spec = load_spec(folder)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,38 +21,7 @@ from evaluator.competition.spec import PART_COLUMN, load_spec, parse_spec
 from evaluator.errors import ConfigError
 from evaluator.pipeline.evaluate import load_labels
 from evaluator.submission import envelope
-
-SEED = "a-test-seed-that-is-long-enough"
-N = 60
-
-
-def spec_dict(slug: str = "toy-parts", **extra) -> dict:
-    return {
-        "slug": slug, "version": 1, "title": "Toy parts", "task": "node-classification",
-        "category": "homogeneous", "difficulty": "easy", "domain": "testing",
-        "targets": [{"name": "label", "type": "class", "classes": [0, 1, 2]}],
-        "splits": {"test": {"ids": "data/test_ids.csv", "labels": "hidden/test_labels.jwe"}},
-        "metrics": {"accuracy": {"fn": "accuracy", "split": "test"},
-                    "macro_f1": {"fn": "macro_f1", "split": "test"}},
-        "rank_by": [{"score": "accuracy", "order": "desc"}],
-        "submission": {"limits": {"per_version": 10, "per_day": 10}},
-        "public_fraction": 0.3, **extra,
-    }
-
-
-def truth() -> pd.DataFrame:
-    ids = np.arange(5000, 5000 + 3 * N, 3)
-    return pd.DataFrame({"id": ids, "label": [0] * 30 + [1] * 18 + [2] * 12})
-
-
-def build(folder: Path, public, seed: str = SEED, **extra) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "competition.yaml").write_text(yaml.safe_dump(spec_dict(folder.name, **extra)))
-    spec = load_spec(folder)
-    frame = truth()
-    write_csv(frame[["id"]], folder / "data" / "test_ids.csv")
-    seal_labels(frame, spec, "test", public, folder / "hidden" / "test_labels.jwe", seed=seed)
-    return folder
+from tests.helpers.parts import SEED, build, spec_dict, truth
 
 
 def test_parts_are_stratified_seeded_and_reproducible(tmp_path, keypair):
@@ -288,11 +256,10 @@ def test_two_splits_can_share_their_parts(tmp_path, keypair):
                     seed=SEED, public=given.iloc[:10])
 
 
-
 def test_every_committed_competition_has_a_private_part():
     """Issue 11: every hidden split in the repository has public and private parts, so no
     competition answers pull requests with scores on its whole hidden test set."""
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     specs = [load_spec(p.parent) for p in sorted((REPO / "competitions").glob(
         "*/competition.yaml"))]
@@ -308,7 +275,7 @@ def test_committed_boards_show_public_part_scores_only():
     from evaluator.ledger.ranking import standings
     from evaluator.ledger.store import Ledger
     from evaluator.paths import default_ledger
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     rows = Ledger(default_ledger()).rows()
     wrong = []

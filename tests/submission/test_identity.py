@@ -23,8 +23,6 @@ from evaluator.submission.identity import check_participant, migrate_row, platfo
 from tests.helpers.arena import Arena, run_pr
 from tests.helpers.fake_github import FakeGitHub
 
-pytest_plugins = ["tests.helpers.arena"]
-
 
 def legacy_row(participant: str, entrant: str, accuracy: float, **extra: Any) -> dict:
     """A row as the platform wrote it before namespaces (login-shaped name, no account id)."""

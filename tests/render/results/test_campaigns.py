@@ -13,7 +13,7 @@ from evaluator.cli import main
 from evaluator.ledger.store import Ledger
 from evaluator.render.results.reference import TABLE3
 from tests.helpers.paths import REPO
-from tests.render.results.test_figures import PROTOCOL_HUMAN, _llm, _row
+from tests.render.results.helpers import PROTOCOL_HUMAN, ledger_row, llm_row
 
 ROOT = REPO
 QWEN = ROOT / "campaigns" / "qwen2.5-coder-0.5b-local" / "gnn"
@@ -133,10 +133,10 @@ def test_more_than_five_repairs_used_is_out_of_protocol_under_the_default_readin
         tmp_path, capsys):
     ledger = tmp_path / "ledger.jsonl"
     Ledger(ledger).append_many([
-        _row(1, "gnn-cora", "alice", {"accuracy": 0.70}),
-        _llm(2, "gnn-cora", "gpt-4o", {"accuracy": 0.90}, repair_depth=6, model_calls=7),
-        _llm(3, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.60}, repair_depth=5,
-             model_calls=6),
+        ledger_row(1, "gnn-cora", "alice", {"accuracy": 0.70}),
+        llm_row(2, "gnn-cora", "gpt-4o", {"accuracy": 0.90}, repair_depth=6, model_calls=7),
+        llm_row(3, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.60}, repair_depth=5,
+                model_calls=6),
     ])
     result = gaps_json(capsys, "--ledger", ledger)  # default --k-reading repairs
     cora = result["competitions"]["gnn-cora"]
@@ -167,8 +167,8 @@ def test_c14_human_top_transcription_is_listed_among_the_inconsistencies(tmp_pat
 # ------------------------------------------------------------------ 9. other splits / metrics
 def test_paper_humans_beside_local_scores_are_marked(tmp_path, capsys):
     ledger = tmp_path / "ledger.jsonl"
-    Ledger(ledger).append_many([_row(1, "gnn-cora", "alice", {"accuracy": 0.70},
-                                     declared=dict(PROTOCOL_HUMAN))])
+    Ledger(ledger).append_many([ledger_row(1, "gnn-cora", "alice", {"accuracy": 0.70},
+                                           declared=dict(PROTOCOL_HUMAN))])
     code, out, err = run(capsys, "results", "humans", "--ledger", ledger, "--json")
     assert code == 0, err
     comps = json.loads(out)["competitions"]

@@ -9,15 +9,7 @@ import pytest
 from scipy import stats
 
 from evaluator.cli import main
-
-PROBLEMS = "lc207,lc1971,lc997"
-CONSTANT = {
-    "lc207": "class Solution:\n    def canFinish(self, numCourses, prerequisites):\n"
-             "        return True\n",
-    "lc1971": "class Solution:\n    def validPath(self, n, edges, source, destination):\n"
-              "        return True\n",
-    "lc997": "class Solution:\n    def findJudge(self, n, trust):\n        return -1\n",
-}
+from tests.helpers.codetrack import PROBLEMS, judged_runs
 
 
 @pytest.fixture(scope="module")
@@ -26,24 +18,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp_path = tmp_path_factory.mktemp("codetrack")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GNNCB_CACHE", str(tmp_path / "cache"))
-        return _runs(tmp_path)
-
-
-def _runs(tmp_path: Path) -> tuple[Path, Path]:
-    cases = tmp_path / "set"
-    assert main(["code", "generate", "--per-cell", "3", "--problems", PROBLEMS, "--out",
-                 str(cases)]) == 0
-    ref = tmp_path / "vanilla"
-    assert main(["code", "judge", "--reference", "--cases", str(cases), "--problems", PROBLEMS,
-                 "--no-memory", "--label", "vanilla", "--out", str(ref)]) == 0
-    solutions = tmp_path / "solutions"
-    solutions.mkdir()
-    for pid, code in CONSTANT.items():
-        (solutions / f"{pid}.py").write_text(code)
-    const = tmp_path / "const"
-    assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(cases),
-                 "--no-memory", "--label", "ssd", "--out", str(const)]) == 0
-    return ref, const
+        return judged_runs(tmp_path)
 
 
 def test_runs_side_by_side_with_a_paired_test(judged, capsys):

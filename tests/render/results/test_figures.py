@@ -20,44 +20,27 @@ from evaluator.ledger.store import Ledger
 from evaluator.render.results import api, conformance
 from evaluator.render.results.reference import TABLE3, table3_last_row
 from tests.helpers.paths import REPO
+from tests.render.results.helpers import PROTOCOL_HUMAN, ledger_row, llm_row
 
 ROOT = REPO
 COMPETITIONS = ROOT / "competitions"
-PROTOCOL_LLM = {"provider": "openai", "temperature": 0.0, "max_tokens": 10000, "seed": 25,
-                "repairs_allowed": 5, "repair_depth": 1, "model_calls": 2,
-                "limit_overrides": {}, "sandboxed": True, "isolation": "namespaces"}
-PROTOCOL_HUMAN = {"seed": 25, "tuning_runs": 3, "training_time_minutes": 30.0, "gnn_only": True}
-
-
-def _row(n: int, slug: str, participant: str, score: dict, *, entrant: str = "human",
-         model: str = "", declared: dict | None = None, method: str = "GCN") -> dict:
-    return {"type": "submission", "digest": f"{n:064x}", "slug": slug, "version": 1,
-            "participant": participant, "participant_id": None, "entrant": entrant,
-            "method": method, "model": model, "team": "", "scores": score,
-            "declared": declared if declared is not None else dict(PROTOCOL_HUMAN),
-            "kid": "k", "pr": None, "submitted_at": f"2026-01-01T00:00:{n:02d}Z",
-            "scored_at": f"2026-01-01T00:00:{n:02d}Z"}
-
-
-def _llm(n: int, slug: str, model: str, score: dict, **llm) -> dict:
-    return _row(n, slug, "llm-" + model.lower().replace(".", "-"), score, entrant="llm-api",
-                model=model, declared={"llm": {**PROTOCOL_LLM, **llm}})
 
 
 def small_ledger() -> list[dict]:
     """gnn-cora (accuracy, higher is better) and solubility (MAE, lower is better)."""
     return [
-        _row(1, "gnn-cora", "alice", {"accuracy": 0.70}),
-        _row(2, "gnn-cora", "bob", {"accuracy": 0.60}),
-        _row(3, "gnn-cora", "bob", {"accuracy": 0.80}),  # bob's latest counts
-        _row(4, "gnn-cora", "carol", {"accuracy": 0.95}, declared={**PROTOCOL_HUMAN, "seed": 7}),
-        _row(5, "gnn-cora", "baseline-gnn", {"accuracy": 0.50}, entrant="baseline"),
-        _llm(6, "gnn-cora", "gpt-4o", {"accuracy": 0.78}),
-        _llm(7, "gnn-cora", "gpt-4o", {"accuracy": 0.82}, seed=26),  # a repeated run
-        _llm(8, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.60}),
-        _llm(9, "gnn-cora", "qwen2.5-coder", {"accuracy": 0.99}, temperature=0.9),
-        _row(10, "solubility", "dave", {"mae": 0.90}),
-        _llm(11, "solubility", "gpt-4o", {"mae": 0.80}),
+        ledger_row(1, "gnn-cora", "alice", {"accuracy": 0.70}),
+        ledger_row(2, "gnn-cora", "bob", {"accuracy": 0.60}),
+        ledger_row(3, "gnn-cora", "bob", {"accuracy": 0.80}),  # bob's latest counts
+        ledger_row(4, "gnn-cora", "carol", {"accuracy": 0.95},
+                   declared={**PROTOCOL_HUMAN, "seed": 7}),
+        ledger_row(5, "gnn-cora", "baseline-gnn", {"accuracy": 0.50}, entrant="baseline"),
+        llm_row(6, "gnn-cora", "gpt-4o", {"accuracy": 0.78}),
+        llm_row(7, "gnn-cora", "gpt-4o", {"accuracy": 0.82}, seed=26),  # a repeated run
+        llm_row(8, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.60}),
+        llm_row(9, "gnn-cora", "qwen2.5-coder", {"accuracy": 0.99}, temperature=0.9),
+        ledger_row(10, "solubility", "dave", {"mae": 0.90}),
+        llm_row(11, "solubility", "gpt-4o", {"mae": 0.80}),
     ]
 
 
@@ -131,10 +114,10 @@ def test_humans_from_a_source_with_individual_scores(tmp_path, capsys):
 
 
 def test_severe_underperformance_and_family_summary(specs):
-    rows = [_row(1, "gnn-cora", "alice", {"accuracy": 0.90}),
-            _llm(2, "gnn-cora", "gpt-4o", {"accuracy": 0.85}),
-            _llm(3, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.55}),  # exactly 0.30 below
-            _llm(4, "gnn-cora", "qwen2.5-coder", {"accuracy": 0.56})]
+    rows = [ledger_row(1, "gnn-cora", "alice", {"accuracy": 0.90}),
+            llm_row(2, "gnn-cora", "gpt-4o", {"accuracy": 0.85}),
+            llm_row(3, "gnn-cora", "llama-3.3-70b", {"accuracy": 0.55}),  # exactly 0.30 below
+            llm_row(4, "gnn-cora", "qwen2.5-coder", {"accuracy": 0.56})]
     modes = {f"{3:064x}"[:12]: "graph_construction"}  # what the LLM track classified
     g = api.gaps_result(api.entries.from_ledger(specs, rows, modes=modes))
     assert [c["entrant"] for c in g["severe"]["cases"]] == ["llama-3.3-70b"]
@@ -155,18 +138,18 @@ def test_severe_underperformance_and_family_summary(specs):
 ])
 def test_each_llm_deviation_is_marked_and_excluded(specs, change, needle):
     spec = load_spec(COMPETITIONS / "gnn-cora")
-    row = _llm(1, "gnn-cora", "gpt-4o", {"accuracy": 0.5}, **change)
+    row = llm_row(1, "gnn-cora", "gpt-4o", {"accuracy": 0.5}, **change)
     verdict = conformance.check_row(spec, row)
     assert verdict["status"] == "out"
     assert any(needle in d for d in verdict["deviations"]), verdict
-    g = api.gaps_result(api.dataset(specs, [_row(2, "gnn-cora", "alice", {"accuracy": 0.4}),
+    g = api.gaps_result(api.dataset(specs, [ledger_row(2, "gnn-cora", "alice", {"accuracy": 0.4}),
                                             row]))
     assert g["pairs"] == 0 and g["excluded"][0]["entrant"] == "gpt-4o"
 
 
 def test_the_other_reading_of_k_is_a_flag():
     spec = load_spec(COMPETITIONS / "gnn-cora")
-    row = _llm(1, "gnn-cora", "gpt-4o", {"accuracy": 0.5}, repair_depth=5, model_calls=6)
+    row = llm_row(1, "gnn-cora", "gpt-4o", {"accuracy": 0.5}, repair_depth=5, model_calls=6)
     assert conformance.check_row(spec, row)["status"] == "ok"  # 5 repairs: the text's reading
     verdict = conformance.check_row(spec, row, k_reading="calls")
     assert verdict["status"] == "out" and "6 model calls" in verdict["deviations"][0]
@@ -174,8 +157,8 @@ def test_the_other_reading_of_k_is_a_flag():
 
 def test_old_llm_rows_are_unverified_not_excluded():
     spec = load_spec(COMPETITIONS / "gnn-cora")
-    row = _row(1, "gnn-cora", "llm-x", {"accuracy": 0.5}, entrant="llm-api", model="x",
-               declared={"llm": {"provider": "openai", "repair_depth": 0}})
+    row = ledger_row(1, "gnn-cora", "llm-x", {"accuracy": 0.5}, entrant="llm-api", model="x",
+                     declared={"llm": {"provider": "openai", "repair_depth": 0}})
     verdict = conformance.check_row(spec, row)
     assert verdict["status"] == "unverified" and "temperature not recorded" in verdict["unverified"]
 
@@ -189,18 +172,18 @@ def test_old_llm_rows_are_unverified_not_excluded():
 ])
 def test_each_human_deviation_is_marked_and_excluded(specs, declared, method, needle):
     spec = load_spec(COMPETITIONS / "gnn-cora")
-    row = _row(1, "gnn-cora", "eve", {"accuracy": 0.99}, declared={**PROTOCOL_HUMAN, **declared},
-               method=method)
+    row = ledger_row(1, "gnn-cora", "eve", {"accuracy": 0.99},
+                     declared={**PROTOCOL_HUMAN, **declared}, method=method)
     verdict = conformance.check_row(spec, row)
     assert verdict["status"] == "out" and any(needle in d for d in verdict["deviations"])
-    h = api.humans_result(api.dataset(specs, [row, _row(2, "gnn-cora", "ann",
-                                                        {"accuracy": 0.5})]))
+    h = api.humans_result(api.dataset(specs, [row, ledger_row(2, "gnn-cora", "ann",
+                                                              {"accuracy": 0.5})]))
     assert h["competitions"]["gnn-cora"]["top"] == 0.5
 
 
 def test_baselines_are_not_contestants(specs):
-    rows = [_row(1, "gnn-cora", "baseline-gnn", {"accuracy": 0.9}, entrant="baseline",
-                 declared={"gnn_only": False, "seed": 25})]
+    rows = [ledger_row(1, "gnn-cora", "baseline-gnn", {"accuracy": 0.9}, entrant="baseline",
+                       declared={"gnn_only": False, "seed": 25})]
     g = api.gaps_result(api.dataset(specs, rows))
     assert g["competitions"]["gnn-cora"]["human_top"] == 0.742  # the spec's reference
     assert g["excluded"] == [] and g["pairs"] == 0
@@ -313,8 +296,8 @@ def test_every_format_renders(tmp_path, capsys, specs):
 
 
 def test_participant_strings_are_escaped(tmp_path, capsys):
-    rows = [_row(1, "gnn-cora", "alice", {"accuracy": 0.7}),
-            _llm(2, "gnn-cora", "<img src=x onerror=alert(1)>|@team", {"accuracy": 0.5})]
+    rows = [ledger_row(1, "gnn-cora", "alice", {"accuracy": 0.7}),
+            llm_row(2, "gnn-cora", "<img src=x onerror=alert(1)>|@team", {"accuracy": 0.5})]
     ledger = tmp_path / "ledger.jsonl"
     Ledger(ledger).append_many(rows)
     main(["results", "gaps", "--ledger", str(ledger)])
@@ -327,13 +310,12 @@ def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
     """A real `gnncb llm run` (scripted model over HTTP): the row records decoding, repairs,
     calls, overrides and isolation; one run at protocol settings, one at temperature 0.9 with
     50,000 output tokens and no seed."""
-    from tests.helpers.llm import ISOLATION
-    from tests.llm.test_loop import GOOD, MODEL, ScriptedLLM, _ledger, _run
+    from tests.helpers.llm import GOOD, ISOLATION, MODEL, ScriptedLLM, ledger_of, run_cli
 
     spec = load_spec(demo_competition)
     server = ScriptedLLM(httpserver, [GOOD, GOOD])
-    assert _run(keypair, demo_competition, tmp_path, server, monkeypatch) == 0
-    [row] = _ledger(tmp_path)
+    assert run_cli(keypair, demo_competition, tmp_path, server, monkeypatch) == 0
+    [row] = ledger_of(tmp_path)
     llm = row["declared"]["llm"]
     assert llm["decoding"]["temperature"] == 0.0 and llm["decoding"]["seed"] == 25
     assert llm["decoding"]["max_tokens"] == 10_000
@@ -346,9 +328,9 @@ def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
         expected.append(f"model code ran without a sandbox (isolation {ISOLATION.level})")
     assert verdict["deviations"] == expected and verdict["unverified"] == []
 
-    assert _run(keypair, demo_competition, tmp_path, server, monkeypatch, "--campaign", "hot",
-                "--temperature", "0.9", "--max-tokens", "50000", "--no-seed") == 0
-    hot = _ledger(tmp_path)[-1]
+    assert run_cli(keypair, demo_competition, tmp_path, server, monkeypatch, "--campaign", "hot",
+                   "--temperature", "0.9", "--max-tokens", "50000", "--no-seed") == 0
+    hot = ledger_of(tmp_path)[-1]
     assert hot["model"] == MODEL
     found = " | ".join(conformance.check_row(spec, hot)["deviations"])
     assert "temperature 0.9" in found and "50,000 output tokens" in found
@@ -365,9 +347,9 @@ def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
                              "method": "bootstrap-percentile", "unit": "clusters", "n": 39,
                              "clusters": 6, "cluster_name": "speakers", "small": True}}
 
-    rows = [_row(1, "park-gnn", "alice", {"macro_f1": 1.0, "accuracy": 1.0}),
-            _row(2, "park-gnn", "bob", {"macro_f1": 0.954, "accuracy": 0.97}),
-            _row(3, "park-gnn", "carol", {"macro_f1": 0.5, "accuracy": 0.6},
+    rows = [ledger_row(1, "park-gnn", "alice", {"macro_f1": 1.0, "accuracy": 1.0}),
+            ledger_row(2, "park-gnn", "bob", {"macro_f1": 0.954, "accuracy": 0.97}),
+            ledger_row(3, "park-gnn", "carol", {"macro_f1": 0.5, "accuracy": 0.6},
                  declared={**PROTOCOL_HUMAN, "tuning_runs": 40})]
     rows[0]["intervals"], rows[1]["intervals"] = iv(0.6, 1.0), iv(0.48, 1.0)
     rows[2]["intervals"] = iv(0.2, 0.45)

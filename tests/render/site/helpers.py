@@ -37,8 +37,8 @@ def _row(i: int, slug: str, participant: str, entrant: str, method: str, score: 
 
 def code_rows() -> list[dict]:
     """Two graph-coding entries (a human and an LLM with the SSD prompt), shaped as
-    tests/test_github_code_board.py's code_row (the counts agree with the case plan)."""
-    from tests.codetrack.test_board import code_row
+    tests/helpers/codetrack.py's code_row (the counts agree with the case plan)."""
+    from tests.helpers.codetrack import code_row
 
     human = code_row("dana", {"lc997": 3, "lc207": 5}, digest="e" * 64)
     llm = code_row("llm:qwen2.5-coder-7b-instruct", {"lc997": 2}, digest="f" * 64,

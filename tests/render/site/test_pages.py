@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import main
-from tests.codetrack.test_board import code_row
+from tests.helpers.codetrack import code_row
 from tests.render.site.helpers import _row, site_rows
 
 pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra")
@@ -169,12 +169,12 @@ def test_code_track_standings_show_each_entrys_interval_over_problems(site):
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory) -> tuple[Path, Path]:
     """Two judged code-track runs (the reference labelled vanilla, constants labelled ssd)."""
-    from tests.render.results.test_codetrack import _runs
+    from tests.helpers.codetrack import judged_runs
 
     tmp = tmp_path_factory.mktemp("judged")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GNNCB_CACHE", str(tmp / "cache"))
-        return _runs(tmp)
+        return judged_runs(tmp)
 
 
 def test_code_track_page_shows_judged_runs_by_category_and_the_paired_test(judged, tmp_path,

@@ -1,15 +1,12 @@
-"""Fixtures for the code-track pull-request tests: the encrypted pipeline's arena (a real bare
-git repository with toy competitions) plus the graph-coding folder, tiny solutions, and drivers
-for the two phases of `gnncb ci code`. Test modules load it with
-`pytest_plugins = ["tests.helpers.arena", "tests.helpers.code_arena"]` and import the
-helpers; the module has no asserts of its own (PYTEST_DONT_REWRITE).
+"""Helpers of the code-track pull-request tests: the graph-coding folder added to the encrypted
+pipeline's arena (tests/helpers/arena.py), tiny solutions, and drivers for the two phases of
+`gnncb ci code`. The `code_arena` fixture that opens the track is in tests/ci/conftest.py.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +24,6 @@ from tests.helpers.arena import Arena, Sleeps, client, git
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 from tests.helpers.paths import REPO
 
-REPO_ROOT = REPO
 PER_CELL = 1  # a handful of cases per problem keeps every judged test to a second or two
 SLUG = "graph-coding"
 
@@ -82,18 +78,10 @@ def add_code_folder(arena: Arena) -> None:
     work = arena.clone()
     dest = work / "competitions" / SLUG
     dest.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "competitions" / SLUG / "README.md", dest / "README.md")
+    shutil.copy(REPO / "competitions" / SLUG / "README.md", dest / "README.md")
     git(work, "add", "competitions")
     git(work, "commit", "-q", "-m", "open the code track")
     git(work, "push", "-q", "origin", "main")
-
-
-@pytest.fixture
-def code_arena(arena: Arena, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Arena:
-    """The arena with the code track opened; generated cases cached under tmp_path."""
-    monkeypatch.setenv("GNNCB_CACHE", str(tmp_path / "cache"))
-    add_code_folder(arena)
-    return arena
 
 
 def run_judge(arena: Arena, fake: FakeGitHub, pr: int, **kwargs: Any) -> CodeResult:
