@@ -34,7 +34,7 @@ PLUGINS: tuple[str, ...] = (
 # Each top-level verb, its one-line help, and the plugin modules that register it or extend its
 # group. Why a table: `gnncb VERB` imports only VERB's modules (`check` never loads networkx or
 # the code-track problems) and `gnncb --help` / `--version` import none of them, so start-up
-# takes tens of milliseconds, not seconds. tests/test_cli_usability.py checks the table against
+# takes tens of milliseconds, not seconds. tests/cli/test_user_messages.py checks the table against
 # what the modules really register; a verb missing from it still works (every module is loaded).
 VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
     "keys": ("manage key pairs", ("evaluator.commands.core",)),

@@ -1,4 +1,6 @@
-"""Shared fixtures: a temporary platform key pair and a small real competition.
+"""Fixtures shared by tests of several layers: a temporary platform key pair, a small real
+competition, and the pull-request test bed (a bare "origin" with toy competitions and the fake
+GitHub server). Fixtures used by one folder only live in that folder's conftest.py.
 
 Why session-scoped: RSA key generation and the demo build take a second each; tests that need
 a pristine copy copy the folder instead of rebuilding it.
@@ -7,14 +9,19 @@ a pristine copy copy the folder instead of rebuilding it.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from evaluator.submission import keys
+from tests.helpers.paths import SHARED
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+if TYPE_CHECKING:
+    from tests.helpers.arena import Arena, KeyPair
+    from tests.helpers.fake_github import FakeGitHub
+
 SHARED_SECRETS = SHARED / "secrets"
 
 
@@ -55,3 +62,28 @@ def shared_secrets() -> Path:
     if not (SHARED_SECRETS / "deploy-private.pem").is_file():
         pytest.skip("../shared/secrets is absent (fresh clone)")
     return SHARED_SECRETS
+
+
+@pytest.fixture
+def pipeline_keys() -> KeyPair:
+    """The pull-request test bed's key pair (one per session, see `shared_keypair`)."""
+    from tests.helpers.arena import shared_keypair
+
+    return shared_keypair()
+
+
+@pytest.fixture
+def arena(tmp_path: Path, pipeline_keys: KeyPair) -> Arena:
+    """A bare "origin" repository holding the toy competitions, per test."""
+    from tests.helpers.arena import Arena
+
+    return Arena(tmp_path, pipeline_keys)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    """The in-memory GitHub REST server, running for the test."""
+    from tests.helpers.fake_github import FakeGitHub
+
+    with FakeGitHub() as server:
+        yield server

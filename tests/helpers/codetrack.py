@@ -1,0 +1,98 @@
+"""Shared inputs of the code-track tests: a known-correct solution, ledger rows and judged runs.
+
+Why one copy: the CLI tests submit the lc207 (course schedule) solution as a file and the LLM
+tests return it as a model answer; the board, site and results tests read rows shaped exactly
+as `score_submission` writes them and runs judged by the real `gnncb code judge`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from evaluator.cli import main
+from evaluator.codetrack.cases import make_plan, seed_from_digest
+from evaluator.codetrack.intervals import row_interval
+from evaluator.codetrack.problem import all_problems
+
+# A correct lc207 solution: Kahn's algorithm, all courses finish iff the graph is acyclic.
+KAHN = """\
+from collections import deque
+from typing import List
+
+
+class Solution:
+    def canFinish(self, numCourses: int, prerequisites: List[List[int]]) -> bool:
+        indegree = [0] * numCourses
+        after = [[] for _ in range(numCourses)]
+        for a, b in prerequisites:
+            after[b].append(a)
+            indegree[a] += 1
+        queue = deque(i for i in range(numCourses) if indegree[i] == 0)
+        done = 0
+        while queue:
+            node = queue.popleft()
+            done += 1
+            for nxt in after[node]:
+                indegree[nxt] -= 1
+                if indegree[nxt] == 0:
+                    queue.append(nxt)
+        return done == numCourses
+"""
+
+
+def code_row(participant: str, passed: dict[str, int], *, digest: str | None = None,
+             per_cell: int = 1, entrant: str = "human", pr: int | None = 1,
+             participant_id: int | None = 7, at: str = "2026-01-02T03:04:05Z") -> dict[str, Any]:
+    """A row shaped exactly as `score_submission` writes it, counts consistent with the plan."""
+    registry = all_problems()
+    plan = make_plan("paper", registry.values(), per_cell)
+    per = {pid: {"passed": n, "cases": sum(plan[pid].values())} for pid, n in passed.items()}
+    cases = sum(sum(plan[p].values()) for p in registry)
+    total = sum(passed.values())
+    digest = digest or hashlib.sha256(f"{participant}|{sorted(passed.items())}|{at}".encode()
+                                      ).hexdigest()
+    row = {
+        "type": "submission", "digest": digest, "slug": "graph-coding", "version": 1,
+        "participant": participant, "participant_id": participant_id, "entrant": entrant,
+        "method": "m", "model": "", "team": "",
+        "scores": {"pass_rate": total / cases, "cases": cases, "passed": total,
+                   "problems": len(registry),
+                   "problems_solved": sum(1 for p, v in per.items() if v["passed"] == v["cases"])},
+        "per_problem": per,
+        "declared": {"plan": "paper", "per_cell": per_cell, "seed_source": "digest",
+                     "isolation": ["full"]},
+        "seed": seed_from_digest(digest), "pr": pr, "submitted_at": at, "scored_at": at,
+    }
+    row["intervals"] = {"pass_rate": row_interval(row, slug="graph-coding", version=1)}
+    return row
+
+
+PROBLEMS = "lc207,lc1971,lc997"
+
+
+CONSTANT = {
+    "lc207": "class Solution:\n    def canFinish(self, numCourses, prerequisites):\n"
+             "        return True\n",
+    "lc1971": "class Solution:\n    def validPath(self, n, edges, source, destination):\n"
+              "        return True\n",
+    "lc997": "class Solution:\n    def findJudge(self, n, trust):\n        return -1\n",
+}
+
+
+def judged_runs(tmp_path: Path) -> tuple[Path, Path]:
+    cases = tmp_path / "set"
+    assert main(["code", "generate", "--per-cell", "3", "--problems", PROBLEMS, "--out",
+                 str(cases)]) == 0
+    ref = tmp_path / "vanilla"
+    assert main(["code", "judge", "--reference", "--cases", str(cases), "--problems", PROBLEMS,
+                 "--no-memory", "--label", "vanilla", "--out", str(ref)]) == 0
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    for pid, code in CONSTANT.items():
+        (solutions / f"{pid}.py").write_text(code)
+    const = tmp_path / "const"
+    assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(cases),
+                 "--no-memory", "--label", "ssd", "--out", str(const)]) == 0
+    return ref, const

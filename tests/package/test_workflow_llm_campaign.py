@@ -1,0 +1,100 @@
+"""The LLM campaign workflow: who holds which secret, the matrix it builds, the verbs it calls.
+
+The generic rules (pinned actions, permissions, no expressions in run:) are in
+test_workflows.py; these are the campaign's own promises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.cli import build_parser
+from tests.helpers.paths import REPO
+
+WORKFLOW = REPO / ".github" / "workflows" / "llm-campaign.yml"
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def _secrets(job: dict) -> set[str]:
+    return set(re.findall(r"secrets\.([A-Za-z0-9_]+)", json.dumps(job)))
+
+
+def test_each_job_holds_only_its_own_secret(doc):
+    jobs = doc["jobs"]
+    assert _secrets(jobs["plan"]) == set()
+    assert _secrets(jobs["run"]) == {"LLM_API_KEY"}
+    assert _secrets(jobs["score"]) == {"GNNCB_PRIVATE_KEY"}
+    assert _secrets(jobs["publish"]) == set()
+    assert jobs["run"]["environment"] == "llm-providers"
+    assert jobs["score"]["environment"] == "scoring"
+    writers = [name for name, job in jobs.items()
+               if "write" in (job.get("permissions") or {}).values()]
+    assert writers == ["publish"]
+    assert jobs["publish"]["concurrency"]["group"] == "gnncb-ledger"
+
+
+def _plan_script(doc) -> str:
+    [step] = doc["jobs"]["plan"]["steps"]
+    return step["run"]
+
+
+def _plan(doc, tmp_path: Path, **inputs: str) -> subprocess.CompletedProcess:
+    out = tmp_path / "github_output"
+    out.write_text("")
+    env = {**os.environ, "GITHUB_OUTPUT": str(out), "CAMPAIGN": "c1", **inputs}
+    return subprocess.run(["bash", "-c", _plan_script(doc)], env=env, capture_output=True,
+                          text=True)
+
+
+def test_plan_builds_model_x_competition_matrix(doc, tmp_path):
+    done = _plan(doc, tmp_path, MODELS="gpt-4o, Qwen/Qwen2.5-Coder-32B-Instruct",
+                 COMPETITIONS="gnn-cora,demo-cancer-knn")
+    assert done.returncode == 0, done.stderr
+    line = (tmp_path / "github_output").read_text().strip()
+    matrix = json.loads(line.removeprefix("matrix="))
+    assert matrix["include"] == [
+        {"model": m, "competition": c} for c in ("gnn-cora", "demo-cancer-knn")
+        for m in ("gpt-4o", "Qwen/Qwen2.5-Coder-32B-Instruct")]
+
+
+@pytest.mark.parametrize(("models", "competitions"), [
+    ("gpt-4o; rm -rf /", "gnn-cora"), ("gpt-4o", "../secrets"), ("", "gnn-cora")])
+def test_plan_rejects_bad_inputs(doc, tmp_path, models, competitions):
+    done = _plan(doc, tmp_path, MODELS=models, COMPETITIONS=competitions)
+    assert done.returncode != 0 and "invalid or empty" in done.stderr
+    assert (tmp_path / "github_output").read_text() == ""
+
+
+def _gnncb_args(script: str) -> list[list[str]]:
+    """Every `gnncb ...` command line of a step, shell variables replaced by a stand-in."""
+    text = re.sub(r'"\$\{?([A-Z_]+)\}?[^"]*"', r"X", script)
+    return [line.split()[1:] for line in text.splitlines() if line.strip().startswith("gnncb ")]
+
+
+def test_verbs_called_by_the_workflow_exist(doc):
+    parser = build_parser()
+    steps = [s for job in doc["jobs"].values() for s in job["steps"] if "run" in s]
+    calls = [args for s in steps for args in _gnncb_args(s["run"])]
+    assert {tuple(c[:2]) for c in calls} == {("llm", "score"), ("llm", "report"),
+                                             ("llm", "publish")}
+    for args in calls:
+        parser.parse_args(args)
+    run_step = next(s for s in doc["jobs"]["run"]["steps"] if "LLM_API_KEY" in s.get("env", {}))
+    assert "--no-score" in run_step["run"] and "-m evaluator.cli" in run_step["run"]
+    args = ["llm", "run", "--competition", "c", "--model", "m", "--campaign", "x", "--provider",
+            "openai", "--prompt", "frozen", "--repairs", "5", "--runs", "runs", "--public-key",
+            "k", "--no-score", "--base-url", "u", "--api-key-env", "LLM_API_KEY", "--record",
+            "r", "--wall-seconds", "60"]
+    parsed = parser.parse_args(args)
+    assert parsed.no_score and parsed.record == Path("r")
