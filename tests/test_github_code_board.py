@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from evaluator.authoring.lint import lint_competition
-from evaluator.ci.code.pipeline import CodeResult, digest_of, read_code_result
+from evaluator.ci.code.fetch import digest_of
+from evaluator.ci.code.result import CodeResult, read_code_result
 from evaluator.cli import GROUPS, build_parser, main
 from evaluator.codetrack.board import BOARDS, board_page, only_code_track
 from evaluator.codetrack.cases import make_plan, seed_from_digest
