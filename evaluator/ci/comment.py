@@ -14,7 +14,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from evaluator.ci.github import CommentInfo
-from evaluator.ci.result import ACCEPTED, Result
+from evaluator.ci.result import ACCEPTED, Result, ResultBase
 from evaluator.render.boards import environment
 
 MARKER_PREFIX = "<!-- gnncb:result"
@@ -130,7 +130,7 @@ def render_answer(result: Result, *, server_url: str, branch: str, run_url: str 
     return bounded(body, context["marker"])
 
 
-def render_rejection(env: Any, context: dict[str, Any], result: Any,
+def render_rejection(env: Any, context: dict[str, Any], result: ResultBase,
                      hints: Mapping[str, str]) -> str:
     """The rejection answer, shared by both tracks (each passes its own fix-it hints)."""
     headline, details = _split_reason(result.reason)

@@ -12,15 +12,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from evaluator.ci.github import ChangedFile, GitHubClient, TreeEntry
+from evaluator.ci.github import GitHubClient, TreeEntry
+from evaluator.ci.guards import HeadMoved, check_size, checked_entry
 from evaluator.ci.policy import SubmissionFiles
-from evaluator.errors import ConfigError, Rejection
-
-REGULAR_MODES = ("100644", "100755")
-
-
-class HeadMoved(ConfigError):
-    """The PR changed while it was being read; the run triggered by that push handles it."""
+from evaluator.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -58,35 +53,24 @@ def fetch_blob(client: GitHubClient, entry_sha: str, path: str, size: int | None
     return data
 
 
+def fetch_checked(client: GitHubClient, path: str, entry: TreeEntry, limit: int) -> FetchedFile:
+    """The blob of a checked tree entry (`guards.checked_entry`), verified against its git id
+    and its size: the tree's, when it reported one, and `limit` (when it did not)."""
+    data = fetch_blob(client, entry.sha, path, entry.size)
+    check_size(path, len(data), limit)
+    return FetchedFile(path=path, blob_sha=entry.sha, data=data)
+
+
 def fetch_submission(client: GitHubClient, head_sha: str, sub: SubmissionFiles,
                      limits: dict[str, int]) -> dict[str, FetchedFile]:
-    """Both files by name, after mode, size and blob-hash checks. `limits` is bytes by name."""
+    """Both files by name, after mode, size and blob-hash checks. `limits` is bytes by name.
+
+    Every entry is checked before anything is downloaded, so a symlink or an oversize file
+    costs no download.
+    """
     entries = folder_entries(client, head_sha, sub.folder)
-    wanted: list[ChangedFile] = [sub.envelope, sub.metadata]
-    checked: list[tuple[str, TreeEntry]] = []
-    for f in wanted:
-        name = f.filename.rsplit("/", 1)[1]
-        entry = entries.get(name)
-        if entry is None or entry.sha != f.sha:
-            raise HeadMoved(f"{f.filename} at commit {head_sha} differs from the PR's file list; "
-                            "the pull request changed while it was being evaluated")
-        if entry.mode == "120000":
-            raise Rejection(f"{f.filename!r} is a symbolic link; commit the file itself",
-                            code="symlink")
-        if entry.type != "blob" or entry.mode not in REGULAR_MODES:
-            raise Rejection(f"{f.filename!r} is not a regular file (git mode {entry.mode})",
-                            code="not-a-file")
-        limit = limits[name]
-        if entry.size is not None and entry.size > limit:
-            raise Rejection(f"{f.filename!r} is {entry.size:,} bytes; the limit is {limit:,}",
-                            code="too-large")
-        checked.append((f.filename, entry))
-    out = {}
-    for path, entry in checked:
-        data = fetch_blob(client, entry.sha, path, entry.size)
-        name = path.rsplit("/", 1)[1]
-        if len(data) > limits[name]:  # the tree did not report a size
-            raise Rejection(f"{path!r} is {len(data):,} bytes; the limit is {limits[name]:,}",
-                            code="too-large")
-        out[name] = FetchedFile(path=path, blob_sha=entry.sha, data=data)
-    return out
+    wanted = [(f.filename.rsplit("/", 1)[1], f) for f in (sub.envelope, sub.metadata)]
+    checked = [(name, f.filename, checked_entry(entries, f, head_sha, limits[name]))
+               for name, f in wanted]
+    return {name: fetch_checked(client, path, entry, limits[name])
+            for name, path, entry in checked}

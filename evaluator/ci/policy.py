@@ -92,13 +92,19 @@ def _status_problem(f: ChangedFile) -> Problem | None:
     return None
 
 
-def _location_problem(f: ChangedFile, author: str,
-                      competition_exists: Callable[[str], bool]) -> Problem | None:
-    path = f.filename
+def _platform_problem(path: str) -> Problem | None:
+    """Stops a submission PR of either track changing the platform itself: the workflows that
+    run with secrets, the evaluator that judges, the keys, the ledger and the docs."""
     if path.startswith(PLATFORM_PREFIXES) or path in PLATFORM_FILES:
         return Problem(path, "changes the platform itself (workflows, evaluator, templates, "
                              "keys, leaderboard or docs); submission PRs may not do that",
                        "platform-path")
+    return None
+
+
+def _location_problem(f: ChangedFile, author: str,
+                      competition_exists: Callable[[str], bool]) -> Problem | None:
+    path = f.filename
     m = SUBMISSION_PATH.fullmatch(path)
     if not m:
         return Problem(path, f"is outside {expected_folder('<slug>', author)}/",
@@ -121,8 +127,8 @@ def sort_files(files: Iterable[ChangedFile],
                ) -> tuple[list[ChangedFile], list[Problem]]:
     """The files that pass every check, and the first problem of each file that does not.
 
-    Shared by both tracks: names (old and new), change status, then the track's own location
-    rule; a renamed file must be acceptable under both names.
+    Shared by both tracks: names (old and new), change status, the platform's own paths, then
+    the track's own location rule; a renamed file must be acceptable under both names.
     """
     good: list[ChangedFile] = []
     problems: list[Problem] = []
@@ -130,6 +136,7 @@ def sort_files(files: Iterable[ChangedFile],
         problem = (_name_problem(f.filename)
                    or (_name_problem(f.previous_filename) if f.previous_filename else None)
                    or _status_problem(f)
+                   or _platform_problem(f.filename)
                    or location_problem(f))
         if problem:
             problems.append(problem)

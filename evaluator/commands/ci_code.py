@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_code_score(args: argparse.Namespace) -> int:
-    from evaluator.ci.code.pipeline import judge_code_pr, write_code_result
+    from evaluator.ci.code.result import write_code_result
+    from evaluator.ci.code.score import judge_code_pr
     from evaluator.ci.logs import say
 
     if args.per_cell is not None and args.per_cell < 1:
@@ -64,7 +65,8 @@ def cmd_code_score(args: argparse.Namespace) -> int:
 
 
 def cmd_code_publish(args: argparse.Namespace) -> int:
-    from evaluator.ci.code.pipeline import publish_code_result, read_code_result
+    from evaluator.ci.code.publish import publish_code_result
+    from evaluator.ci.code.result import read_code_result
 
     root = args.root or repo_root()
     result = read_code_result(args.result)

@@ -11,13 +11,9 @@ from typing import Any
 
 import pytest
 
-from evaluator.ci.code.pipeline import (
-    CodeResult,
-    judge_code_pr,
-    publish_code_result,
-    read_code_result,
-    write_code_result,
-)
+from evaluator.ci.code.publish import publish_code_result
+from evaluator.ci.code.result import CodeResult, read_code_result, write_code_result
+from evaluator.ci.code.score import judge_code_pr
 from evaluator.ci.predictions.publish import Published
 from evaluator.sandbox import core as sandbox
 from tests.helpers.arena import Arena, Sleeps, client, git

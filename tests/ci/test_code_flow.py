@@ -9,12 +9,9 @@ import stat
 
 import pytest
 
-from evaluator.ci.code.pipeline import (
-    CodeResult,
-    judge_code_pr,
-    publish_code_result,
-    read_code_result,
-)
+from evaluator.ci.code.publish import publish_code_result
+from evaluator.ci.code.result import CodeResult, read_code_result
+from evaluator.ci.code.score import judge_code_pr
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.cli import main
 from evaluator.codetrack.cases import seed_from_digest

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evaluator.ci.code.pipeline import judge_code_pr
+from evaluator.ci.code.score import judge_code_pr
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.render.boards import md_escape
 from tests.ci.helpers import (
@@ -54,8 +54,8 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         {**code_files("alice"), ".github/workflows/evaluate-code.yml": b"on: push\n"},
         "platform-path", ".github/workflows/evaluate-code.yml"),
     "PR touching the evaluator": (
-        {**code_files("alice"), "evaluator/ci/code/pipeline.py": b"# patched\n"},
-        "platform-path", "evaluator/ci/code/pipeline.py"),
+        {**code_files("alice"), "evaluator/ci/code/score.py": b"# patched\n"},
+        "platform-path", "evaluator/ci/code/score.py"),
     "shell metacharacters in a name": (
         {**code_files("alice"), f"{OWN}/solutions/$(id).py": LC997}, "unsafe-path",
         f"{OWN}/solutions/$(id).py"),
@@ -128,7 +128,7 @@ def test_over_the_daily_limit_is_refused_before_judging(code_arena: Arena,
 
 def test_identical_files_of_another_participant_are_copied(code_arena: Arena,
                                                            fake: FakeGitHub) -> None:
-    from evaluator.ci.code.pipeline import digest_of
+    from evaluator.ci.code.fetch import digest_of
 
     digest = digest_of({"lc997.py": LC997, "lc1557.py": code_files("x")[
         f"{folder('x')}/solutions/lc1557.py"]})

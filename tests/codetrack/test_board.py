@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from evaluator.authoring.lint import lint_competition
-from evaluator.ci.code.pipeline import CodeResult, digest_of, read_code_result
+from evaluator.ci.code.fetch import digest_of
+from evaluator.ci.code.result import CodeResult, read_code_result
 from evaluator.cli import GROUPS, build_parser, main
+from evaluator.codetrack import submission as code_submission
 from evaluator.codetrack.board import BOARDS, board_page, only_code_track
 from evaluator.codetrack.cases import make_plan
 from evaluator.codetrack.problem import all_problems
-from evaluator.commands import code as code_cmd
 from evaluator.competition.spec import parse_spec
 from evaluator.errors import ConfigError
 from evaluator.render.boards import write_leaderboards
@@ -111,14 +112,14 @@ def test_code_group_is_shared_and_ci_code_is_registered() -> None:
 
 
 def test_board_matches_what_submit_score_writes() -> None:
-    assert (BOARD.slug, BOARD.version) == (code_cmd.SLUG, code_cmd.VERSION)
+    assert (BOARD.slug, BOARD.version) == (code_submission.SLUG, code_submission.VERSION)
 
 
 def test_digest_is_the_submit_score_digest(tmp_path: Path) -> None:
     sources = {"lc997.py": b"class Solution: pass\n", "lc207.py": b"x = 1\n"}
     for name, data in sources.items():
         (tmp_path / name).write_bytes(data)
-    assert digest_of(sources) == code_cmd.submission_digest(
+    assert digest_of(sources) == code_submission.submission_digest(
         {name: tmp_path / name for name in sources})
 
 

@@ -14,13 +14,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from evaluator.ci.comment import LABELS, answered_status, find_answer, render_answer
 from evaluator.ci.fetch import fetch_blob
 from evaluator.ci.github import CommentInfo, GitHubClient, PullInfo
 from evaluator.ci.logs import say
-from evaluator.ci.result import ACCEPTED, SKIPPED, Result
+from evaluator.ci.result import ACCEPTED, SKIPPED, Result, ResultBase
 from evaluator.codetrack.board import boards_in
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError
@@ -41,27 +40,7 @@ class Published:
     entries: int | None = None
 
 
-class PublishableResult(Protocol):
-    """What the shared publishing steps read of a result: both the competition `Result` and
-    the code track's `CodeResult` have these fields."""
-
-    @property
-    def repo(self) -> str: ...
-    @property
-    def pr(self) -> int: ...
-    @property
-    def author_login(self) -> str: ...
-    @property
-    def author_id(self) -> int | None: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def code(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
-
-
-def start_publishing(client: GitHubClient, result: PublishableResult, bot_login: str,
+def start_publishing(client: GitHubClient, result: ResultBase, bot_login: str,
                      ) -> tuple[PullInfo, CommentInfo | None, Published | None]:
     """The PR, the bot's earlier answer on it, and, for a skipped result, the finished
     publication (None otherwise).
@@ -88,7 +67,7 @@ def start_publishing(client: GitHubClient, result: PublishableResult, bot_login:
     return pull, answer, Published(SKIPPED, None, False, False)
 
 
-def finish_publishing(client: GitHubClient, result: PublishableResult, *, pull: PullInfo,
+def finish_publishing(client: GitHubClient, result: ResultBase, *, pull: PullInfo,
                       answer: CommentInfo | None, bot_login: str, render: Callable[[], str],
                       push: PushReport | None, rank: int | None, entries: int | None,
                       ) -> Published:

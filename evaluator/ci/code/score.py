@@ -1,0 +1,119 @@
+"""Phase 1 of a code-track pull request: judge the solutions in the sandbox (no secret held).
+
+Runs with a read-only token and no secret. After the guards both pipelines share
+(`evaluator.ci.guards`: already handled, author, base branch, stable head; the ledger
+read-only): the track's path policy on the API's file list, the files read at the head commit
+as DATA, metadata validated, duplicate and submission-limit checks BEFORE any code runs; then
+the solutions are written to a temporary folder and judged by the code track's scorer
+(`codetrack.submission.score_submission`) on cases seeded by their digest, inside the sandbox
+with `require_sandbox=True` (a runner that cannot isolate fails the job; nothing is recorded).
+Output: a small `CodeResult` (the artifact).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evaluator.ci.code.fetch import CodeMetadata, digest_of, fetch_code_files, parse_code_metadata
+from evaluator.ci.code.policy import check_code_files
+from evaluator.ci.code.result import FEEDBACK_CHARS, FEEDBACK_ITEMS, CodeResult, FeedbackItem
+from evaluator.ci.github import GitHubClient
+from evaluator.ci.guards import Admission, decide_pr
+from evaluator.ci.logs import say
+from evaluator.ci.result import ACCEPTED
+from evaluator.errors import ConfigError, Rejection
+from evaluator.ledger.store import SUBMISSION
+from evaluator.pipeline.evaluate import check_eligibility
+
+Judge = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
+
+
+def sandbox_judge(sources: Mapping[str, bytes], *, participant: str, meta: CodeMetadata,
+                  pr: int, per_cell: int, jobs: int) -> tuple[dict[str, Any], list[dict]]:
+    """(ledger row, failing-case feedback): the code track's scorer on a temporary copy of the
+    solutions, only inside the sandbox (refuses to run without full isolation)."""
+    from evaluator.codetrack.judge import JudgeConfig
+    from evaluator.codetrack.submission import score_submission
+    from evaluator.sandbox import core as sandbox
+
+    isolation = sandbox.detect_isolation()
+    if not isolation.sandboxed:
+        raise sandbox.SandboxUnavailable(
+            "refusing to run participant code without full isolation "
+            f"({isolation.level}: {isolation.detail}); the judge job runs `gnncb ci code "
+            "score` as root (sudo) on Linux with util-linux `unshare` (docs/maintainers.md)")
+    with tempfile.TemporaryDirectory(prefix="gnncb-code-pr-") as tmp:
+        folder = Path(tmp) / "solutions"
+        folder.mkdir()
+        for name, data in sources.items():
+            (folder / name).write_bytes(data)
+        scored = score_submission(
+            folder, participant=participant, entrant=meta.entrant, method=meta.method,
+            model=meta.model, pr=pr, per_cell=per_cell, jobs=jobs, out=Path(tmp) / "run",
+            config=JudgeConfig(measure_memory=False, require_sandbox=True))
+    return scored.row, [{"problem": pid, **item} for pid, items in scored.feedback.items()
+                        for item in items[:1]]
+
+
+def _clip(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= FEEDBACK_CHARS else text[:FEEDBACK_CHARS] + "…"
+
+
+def _feedback(items: list[dict[str, Any]]) -> list[FeedbackItem]:
+    return [FeedbackItem(problem=_clip(i["problem"])[:32], cell=_clip(i.get("cell"))[:64],
+                         verdict=_clip(i.get("verdict"))[:32],
+                         detail=_clip(str(i.get("detail", ""))[-FEEDBACK_CHARS:]),
+                         input=_clip(i.get("input")), expected=_clip(i.get("expected")),
+                         actual=_clip(i["actual"]) if "actual" in i else None)
+            for i in items[:FEEDBACK_ITEMS]]
+
+
+def judge_code_pr(client: GitHubClient, number: int, *, root: Path, bot_login: str,
+                  per_cell: int | None = None, jobs: int = 2, judge: Judge = sandbox_judge,
+                  now: datetime | None = None) -> CodeResult:
+    """The verdict for code-track PR `number`. ConfigError/GitHubError: platform failures."""
+    at = now or datetime.now(UTC)
+    return decide_pr(client, number, CodeResult, root=root, bot_login=bot_login, verb="judge",
+                     code_track=True,
+                     decide=lambda admission: _decide(admission, per_cell, jobs, judge, at))
+
+
+def _decide(admission: Admission, per_cell: int | None, jobs: int, judge: Judge,
+            now: datetime) -> CodeResult:
+    from evaluator.codetrack.problem import all_problems
+
+    pull, rows = admission.pull, admission.rows
+    login = pull.author_login.lower()
+    sub = check_code_files(admission.files, pull.author_login, problem_ids=all_problems(),
+                           total_files=pull.changed_files)
+    board = sub.board
+    admission.slug = slug = board.slug
+    solutions, meta_file = fetch_code_files(admission.client, pull.head_sha, sub)
+    meta = parse_code_metadata(meta_file.data if meta_file else None, pull.author_login)
+    sources = {f"{pid}.py": f.data for pid, f in solutions.items()}
+    digest = digest_of(sources)
+    earlier = next((r for r in rows if r["type"] == SUBMISSION and r["digest"] == digest), None)
+    if earlier is not None:
+        if earlier["participant"].lower() != login:
+            raise Rejection("these exact solution files were already submitted by another "
+                            "participant", code="copied")
+        return CodeResult(**admission.base, status=ACCEPTED, slug=slug, row=earlier,
+                          digest=digest, duplicate=True)
+    remaining = check_eligibility(board, rows, login, now)  # type: ignore[arg-type]
+    say(f"PR #{pull.number}: judging {len(sources)} solution(s) of {login}, digest "
+        f"{digest[:12]}, in the sandbox")
+    row, feedback = judge(sources, participant=login, meta=meta, pr=pull.number,
+                          per_cell=per_cell or board.per_cell, jobs=jobs)
+    if row.get("digest") != digest:
+        raise ConfigError(f"the judge scored digest {row.get('digest')}, the PR's files hash to "
+                          f"{digest}; refusing to record")
+    row = {**row, "participant_id": pull.author_id, "team": meta.team}
+    return CodeResult(**admission.base, status=ACCEPTED, slug=slug, row=row, digest=digest,
+                      files={f"{pid}.py": f.blob_sha for pid, f in solutions.items()},
+                      remaining_version=remaining[0], remaining_today=remaining[1],
+                      feedback=_feedback(feedback))
