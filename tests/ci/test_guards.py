@@ -19,11 +19,9 @@ from evaluator.ci.predictions.score import score_pr
 from evaluator.ci.result import ProblemItem, Result, ResultBase, write_result
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import Ledger
-from tests.conftest_github import Arena, client
-from tests.conftest_github_code import PER_CELL, code_files
-from tests.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
-
-pytest_plugins = ["tests.conftest_github", "tests.conftest_github_code"]
+from tests.ci.helpers import PER_CELL, code_files
+from tests.helpers.arena import Arena, client
+from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 
 PIPELINES = ("predictions", "code")
 EARLIER = {"type": "submission", "digest": "e" * 64, "slug": "toy-nodes", "version": 1,
