@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-from pathlib import Path
 
 import pytest
 
