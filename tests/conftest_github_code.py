@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from evaluator import sandbox
 from evaluator.ci.code.pipeline import (
     CodeResult,
     judge_code_pr,
@@ -22,7 +23,6 @@ from evaluator.ci.code.pipeline import (
     write_code_result,
 )
 from evaluator.ci.predictions.publish import Published
-from evaluator.sandbox import core as sandbox
 from tests.conftest_github import Arena, Sleeps, client, git
 from tests.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluator import sandbox
 from evaluator.cli import main
-from evaluator.sandbox import core as sandbox
 from tests.test_llm_support import UNSANDBOXED_FLAGS, needs_sandbox, read_json
 
 # A scripted "agent": reads the frozen prompt, writes solution.py, runs it. Round 1 writes a

@@ -45,13 +45,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evaluator import sandbox
 from evaluator.codetrack.cases import Case, CaseSet
 from evaluator.codetrack.checkers import Verdict, exact
 from evaluator.codetrack.costmodel import TIMEOUT_CAP, TIMEOUT_FACTOR, TIMEOUT_FLOOR
 from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
-from evaluator.sandbox import core as sandbox
-from evaluator.sandbox import fs as sandbox_fs
 
 PASS = "pass"  # noqa: S105 - a verdict, not a password
 WRONG = "wrong answer"
@@ -179,7 +178,7 @@ def judge_problem(
     finally:
         if own_tmp:
             with contextlib.suppress(OSError):
-                sandbox_fs.remove_tree(root)
+                sandbox.remove_tree(root)
 
 
 def _judge_in(
