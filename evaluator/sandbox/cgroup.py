@@ -3,7 +3,7 @@
 Why: a cgroup v2 with memory.max counts every page of a run's tree (anonymous, shared, memfd,
 tmpfs), which RLIMIT_AS per process cannot; where the judge cannot create one, runs fall back to
 RLIMIT_AS plus size-capped tmpfs, and every result says which mechanism bounded it
-(docs/sandbox.md: memory).
+(docs/sandbox.md: "Memory").
 """
 
 from __future__ import annotations

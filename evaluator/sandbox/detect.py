@@ -38,7 +38,6 @@ def detect_isolation() -> Isolation:
     return Isolation(False, False, False, False, "none", detail=reason)
 
 
-
 def _full_isolation_blocker() -> str | None:
     if not sys.platform.startswith("linux"):
         return f"namespaces need Linux, this is {sys.platform}"

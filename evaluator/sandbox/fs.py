@@ -7,7 +7,9 @@ every later process); anything recursive can be crashed by a deep tree (a 1,200-
 breaks `os.walk` and `shutil.rmtree` on Python 3.11 with RecursionError, and its paths exceed
 PATH_MAX). So every walk here is iterative, holds one directory descriptor at a time (it moves
 with `openat(name, O_NOFOLLOW)` down and `openat("..")` up, which is safe because no process of
-the run is alive any more), looks at entries with `lstat` only, and is bounded in entries.
+the run is alive any more), looks at entries with `lstat` only, and is bounded in entries. The
+walk itself and the workspace copies live in `fdtree.py`, which PID 1 shares (it imports the
+standard library only); this module adds the judge's operations and error type.
 """
 
 from __future__ import annotations

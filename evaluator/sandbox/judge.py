@@ -101,7 +101,7 @@ def run(
     With `channel`, the workload gets a pipe pair (fd 3 in, fd 4 out) that PID 1 relays, and
     `channel(ch)` runs in this thread while the run lasts: it queues frames (an input line and
     its CPU and wall allowance) and reads their replies, timed and measured by PID 1 (see
-    sandbox_channel; a reply line is capped at `channel_line_bytes`). It may `ch.stop()` the
+    `channel.py`; a reply line is capped at `channel_line_bytes`). It may `ch.stop()` the
     run, which then ends with exit_reason "stopped", as it does when a frame overruns.
     With `stdlib_only` the run sees this Python's interpreter and standard library and nothing
     else of the Python environment (no venv, no site-packages, no other Python's libraries):

@@ -1,5 +1,5 @@
 """The new root of an isolated run, as a list of operations the judge computes and PID 1
-applies (docs/sandbox.md: filesystem).
+applies (docs/sandbox.md: "What a run sees").
 
 Why computed here and applied there: deciding what a run may see needs this Python's paths,
 the host's /etc and the caller's read-only paths (judge side); applying it needs the fresh mount
