@@ -30,18 +30,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from evaluator import sandbox  # noqa: E402
 from evaluator.codetrack.cases import CaseSet, code_digest, default_cache_dir  # noqa: E402
 from evaluator.codetrack.importer import import_grapheval  # noqa: E402
 from evaluator.codetrack.judge import (  # noqa: E402
     PASS,
-    Candidate,
     JudgeConfig,
-    judge_case_set,
     judge_problem,
     reference_solution,
 )
 from evaluator.codetrack.problem import all_problems  # noqa: E402
-from evaluator.sandbox import core as sandbox  # noqa: E402
+from evaluator.codetrack.rundir import Candidate, judge_case_set  # noqa: E402
 
 
 def per_case_processes(case_set: CaseSet, problems: dict, sample: int, jobs: int,

@@ -30,8 +30,9 @@ from markupsafe import Markup
 
 from evaluator.codetrack.cases import CaseSet
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.judge import PASS, VERDICTS, load_verdict_rows, truncate
+from evaluator.codetrack.judge import PASS, VERDICTS, truncate
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
+from evaluator.codetrack.rundir import load_verdict_rows
 from evaluator.errors import ConfigError
 
 SUB_ABBREV = {"connected": "c", "disconnected": "dc", "cyclic": "cy", "acyclic": "acy"}

@@ -23,8 +23,9 @@ from evaluator.codetrack.cases import (
     seed_from_digest,
 )
 from evaluator.codetrack.intervals import case_counts, pass_rate_interval
-from evaluator.codetrack.judge import Candidate, JudgeConfig, judge_case_set
+from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.problem import all_problems
+from evaluator.codetrack.rundir import Candidate, judge_case_set
 from evaluator.errors import ConfigError, GnncbError, Rejection
 from evaluator.ledger.store import SUBMISSION, now_iso
 from evaluator.submission.identity import ENTRANTS

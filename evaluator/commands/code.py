@@ -258,7 +258,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _candidates(args: argparse.Namespace, problem_ids: list[str], registry: dict[str, Any],
                 scratch: Path) -> dict[str, Any]:
-    from evaluator.codetrack.judge import Candidate, reference_solution
+    from evaluator.codetrack.judge import reference_solution
+    from evaluator.codetrack.rundir import Candidate
     from evaluator.codetrack.submission import solution_files
 
     if getattr(args, "reference", False):
@@ -291,8 +292,8 @@ def _run_dir(args: argparse.Namespace, label: str) -> Path:
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from evaluator.codetrack.cases import CaseSet, ensure_case_set
-    from evaluator.codetrack.judge import judge_case_set
     from evaluator.codetrack.problem import all_problems
+    from evaluator.codetrack.rundir import judge_case_set
     from evaluator.codetrack.submission import solution_files
 
     registry = all_problems()

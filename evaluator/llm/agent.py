@@ -21,8 +21,7 @@ from typing import Any
 from evaluator.errors import ConfigError
 from evaluator.llm import session as sessions
 from evaluator.llm.execute import check_predictions, make_workspace, read_solution, run_command
-from evaluator.sandbox import fs as sandbox_fs
-from evaluator.sandbox.core import SandboxError
+from evaluator.sandbox import SandboxError, write_file
 
 PROMPT_FILE = "PROMPT.md"
 FEEDBACK_FILE = "FEEDBACK.md"
@@ -53,7 +52,7 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
     workspace = session.run / "workspace"
     try:
         make_workspace(workspace, session.competition)
-        sandbox_fs.write_file(workspace, PROMPT_FILE, session.prompt.text.encode())
+        write_file(workspace, PROMPT_FILE, session.prompt.text.encode())
         message = session.prompt.text
         for index in range(1, session.max_attempts + 1):
             env = {
@@ -79,7 +78,7 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
                 message = session.feedback(index, None, result, check, workspace)
                 # the agent may have left a symlink (to a host file), a FIFO or a directory
                 # here: write_file removes it and creates a fresh file, following nothing
-                sandbox_fs.write_file(workspace, FEEDBACK_FILE, message.encode())
+                write_file(workspace, FEEDBACK_FILE, message.encode())
         session.discard_workspace(workspace)
         return session.finish(None)
     except SandboxError as err:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError, Rejection
-from evaluator.sandbox.core import Limits, SandboxResult, prepare_workspace, run
+from evaluator.sandbox import Limits, SandboxResult, prepare_workspace, run
 from evaluator.submission.validate import all_ids, competition_ids, validate_predictions
 
 PUBLIC_ENTRIES = ("README.md", "competition.yaml", "data")

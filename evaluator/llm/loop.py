@@ -32,7 +32,7 @@ from evaluator.llm.providers import (
     served_model_check,
 )
 from evaluator.llm.runlog import attempt_dir
-from evaluator.sandbox.core import SandboxError
+from evaluator.sandbox import SandboxError
 
 
 @dataclass(frozen=True)

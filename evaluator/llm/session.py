@@ -42,13 +42,14 @@ from evaluator.llm.submit import (
     participant_for,
     seal_run,
 )
-from evaluator.sandbox import fs as sandbox_fs
-from evaluator.sandbox.core import (
+from evaluator.sandbox import (
     Isolation,
     Limits,
     SandboxResult,
     SandboxUnavailable,
     detect_isolation,
+    remove_tree,
+    scrub_tree,
 )
 from evaluator.submission import keys
 
@@ -296,9 +297,9 @@ class Session:
         if not workspace.exists():
             return
         if not self.options.keep_workspaces:
-            sandbox_fs.remove_tree(workspace)
+            remove_tree(workspace)
             return
-        sandbox_fs.scrub_tree(workspace)
+        scrub_tree(workspace)
 
     def _totals(self) -> dict[str, Any]:
         costs = [a["cost_usd"] for a in self.attempts if a["cost_usd"] is not None]

@@ -19,7 +19,7 @@ import pandas as pd
 
 from evaluator.competition.spec import CompetitionSpec, Target
 from evaluator.llm.datasummary import human_size, public_data_files, summarize_data
-from evaluator.sandbox.core import Limits
+from evaluator.sandbox import Limits
 
 SLOT_NAMES = ("readme", "tree", "dataset", "submission", "environment")
 # The files a solution's workspace holds; mirrored by execute.public_sources.

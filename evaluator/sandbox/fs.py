@@ -7,7 +7,9 @@ every later process); anything recursive can be crashed by a deep tree (a 1,200-
 breaks `os.walk` and `shutil.rmtree` on Python 3.11 with RecursionError, and its paths exceed
 PATH_MAX). So every walk here is iterative, holds one directory descriptor at a time (it moves
 with `openat(name, O_NOFOLLOW)` down and `openat("..")` up, which is safe because no process of
-the run is alive any more), looks at entries with `lstat` only, and is bounded in entries.
+the run is alive any more), looks at entries with `lstat` only, and is bounded in entries. The
+walk itself and the workspace copies live in `fdtree.py`, which PID 1 shares (it imports the
+standard library only); this module adds the judge's operations and error type.
 """
 
 from __future__ import annotations
@@ -17,64 +19,23 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from evaluator.errors import ConfigError
-
-MAX_ENTRIES = 2_000_000  # far above any workspace quota; a walk beyond this is refused
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+from evaluator.sandbox import fdtree
+from evaluator.sandbox.fdtree import DIR_FLAGS, MAX_ENTRIES, Visit
 
 
 class UnsafeTree(ConfigError):
     """A workspace tree the judge refuses to handle (too many entries, or not a directory)."""
 
 
-Visit = Callable[[int, str, os.stat_result], None]
-
-
 def walk(top: Path | int, on_entry: Visit, *, after_dir: Callable[[int, str], None] | None = None,
          max_entries: int = MAX_ENTRIES) -> int:
-    """Call `on_entry(dir_fd, name, lstat)` for every entry below `top` (pre-order) and
-    `after_dir(dir_fd, name)` once a directory's contents are done (post-order); return the
-    number of entries. Symlinks are reported, never followed; `on_entry` may remove the entry
-    it is given unless it is a directory (use `after_dir` for those). `top` may be an open
-    directory descriptor (it stays open)."""
-    fd = os.dup(top) if isinstance(top, int) else os.open(top, _DIR_FLAGS)
-    pending: list[list[str]] = [sorted(os.listdir(fd), reverse=True)]
-    names: list[str] = []  # name of each directory we are in, below top
-    count = 0
+    """`fdtree.walk` for the judge: the same walk, its refusal raised as UnsafeTree."""
     try:
-        while pending:
-            if not pending[-1]:
-                pending.pop()
-                if not names:
-                    break
-                parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = parent
-                done = names.pop()
-                if after_dir is not None:
-                    after_dir(fd, done)
-                continue
-            name = pending[-1].pop()
-            try:
-                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            count += 1
-            if count > max_entries:
-                raise UnsafeTree(f"{top} holds more than {max_entries:,} entries; refusing to "
-                                 "walk it (a run's workspace quota should have prevented this)")
-            on_entry(fd, name, info)
-            if stat.S_ISDIR(info.st_mode):
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = child
-                names.append(name)
-                pending.append(sorted(os.listdir(fd), reverse=True))
-    finally:
-        os.close(fd)
-    return count
+        return fdtree.walk(top, on_entry, after_dir=after_dir, max_entries=max_entries)
+    except fdtree.TooManyEntries as exc:
+        raise UnsafeTree(str(exc)) from None
 
 
 def chown_tree(top: Path, uid: int, gid: int) -> int:
@@ -136,7 +97,7 @@ def write_file(directory: Path, name: str, data: bytes, mode: int = 0o644) -> Pa
     """
     if not name or "/" in name or name in (".", ".."):
         raise ValueError(f"write_file needs a plain file name, got {name!r}")
-    dir_fd = os.open(directory, _DIR_FLAGS)
+    dir_fd = os.open(directory, DIR_FLAGS)
     try:
         with contextlib.suppress(FileNotFoundError):
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -156,119 +117,3 @@ def write_file(directory: Path, name: str, data: bytes, mode: int = 0o644) -> Pa
     finally:
         os.close(dir_fd)
     return Path(directory) / name
-
-
-def clear_dir_fd(dir_fd: int) -> None:
-    """Remove every entry of the directory `dir_fd` (not the directory), following nothing."""
-    for name in os.listdir(dir_fd):
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISDIR(info.st_mode):
-            os.unlink(name, dir_fd=dir_fd)
-            continue
-        child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-        try:
-            walk(child, _unlink_entry, after_dir=_rmdir_entry)
-        finally:
-            os.close(child)
-        os.rmdir(name, dir_fd=dir_fd)
-
-
-def _unlink_entry(fd: int, name: str, info: os.stat_result) -> None:
-    if not stat.S_ISDIR(info.st_mode):
-        os.unlink(name, dir_fd=fd)
-
-
-def _rmdir_entry(fd: int, name: str) -> None:
-    os.rmdir(name, dir_fd=fd)
-
-
-MAX_COPY_DEPTH = 200  # deeper directories are dropped when a workspace is copied
-MAX_REFUSED_NAMES = 100  # refused entries named in a copy's report (the count is exact)
-
-
-def special_kind(mode: int) -> str:
-    """What a non-regular, non-directory, non-link entry is, in words."""
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
-                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
-        if test(mode):
-            return name
-    return "special file"
-
-
-def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]:
-    """Copy the tree below `src_fd` into the (empty) directory `dst_fd`, owned by uid:gid.
-
-    Regular files (contents; setuid/setgid bits dropped), directories and symlinks (as links,
-    never followed) are copied; FIFOs, sockets and devices are refused, as are directories
-    deeper than MAX_COPY_DEPTH. Every open is relative to a directory descriptor with
-    O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the copy. Returns
-    counts (files, dirs, links, bytes, dropped) and `refused`: [relative path, what it was] of
-    the first MAX_REFUSED_NAMES entries not copied. Raises OSError (ENOSPC) when it does not
-    fit.
-    """
-    counts: dict[str, Any] = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
-    refused: list[list[str]] = []
-    stack: list[tuple[int, int, list[str], str]] = [
-        (os.dup(src_fd), os.dup(dst_fd), sorted(os.listdir(src_fd), reverse=True), "")]
-    try:
-        while stack:
-            s, d, names, prefix = stack[-1]
-            if not names:
-                os.close(s)
-                os.close(d)
-                stack.pop()
-                continue
-            name = names.pop()
-            info = os.stat(name, dir_fd=s, follow_symlinks=False)
-            mode = stat.S_IMODE(info.st_mode) & 0o1777
-            if stat.S_ISREG(info.st_mode):
-                counts["bytes"] += _copy_file_fd(s, d, name, mode, uid, gid)
-                counts["files"] += 1
-            elif stat.S_ISLNK(info.st_mode):
-                os.symlink(os.readlink(name, dir_fd=s), name, dir_fd=d)
-                os.chown(name, uid, gid, dir_fd=d, follow_symlinks=False)
-                counts["links"] += 1
-            elif stat.S_ISDIR(info.st_mode) and len(stack) < MAX_COPY_DEPTH:
-                os.mkdir(name, 0o700, dir_fd=d)
-                child_s = os.open(name, _DIR_FLAGS, dir_fd=s)
-                child_d = os.open(name, _DIR_FLAGS, dir_fd=d)
-                os.fchown(child_d, uid, gid)
-                os.fchmod(child_d, mode)
-                stack.append((child_s, child_d, sorted(os.listdir(child_s), reverse=True),
-                              prefix + name + "/"))
-                counts["dirs"] += 1
-            else:
-                counts["dropped"] += 1
-                if len(refused) < MAX_REFUSED_NAMES:
-                    what = (f"a directory deeper than {MAX_COPY_DEPTH} levels"
-                            if stat.S_ISDIR(info.st_mode) else special_kind(info.st_mode))
-                    refused.append([prefix + name, what])
-    finally:
-        for s, d, _, _ in stack:
-            os.close(s)
-            os.close(d)
-    counts["refused"] = refused
-    return counts
-
-
-def _copy_file_fd(src_dir: int, dst_dir: int, name: str, mode: int, uid: int, gid: int) -> int:
-    fi = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=src_dir)
-    try:
-        if not stat.S_ISREG(os.fstat(fi).st_mode):
-            return 0
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fo = os.open(name, flags, 0o600, dir_fd=dst_dir)
-        try:
-            os.fchown(fo, uid, gid)
-            total = 0
-            while chunk := os.read(fi, 1 << 20):
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fo, view):]
-                total += len(chunk)
-            os.fchmod(fo, mode)
-            return total
-        finally:
-            os.close(fo)
-    finally:
-        os.close(fi)

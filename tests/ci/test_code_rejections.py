@@ -212,8 +212,8 @@ def test_judge_refuses_to_run_code_without_full_isolation(
         capsys) -> None:
     """A runner that cannot isolate fails the job (exit 2, no verdict, nothing recorded) rather
     than run participant code unsandboxed."""
+    from evaluator import sandbox
     from evaluator.cli import main
-    from evaluator.sandbox import core as sandbox
 
     monkeypatch.setattr(sandbox, "detect_isolation", lambda: sandbox.Isolation(
         False, False, False, False, "none", detail="not running as root"))

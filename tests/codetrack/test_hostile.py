@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluator import sandbox
 from evaluator.cli import main
-from evaluator.sandbox import core as sandbox
 from tests.helpers.paths import REPO
 
 FULL = sandbox.detect_isolation()
@@ -260,7 +260,7 @@ def test_nothing_a_solution_leaves_is_owned_by_a_sandbox_uid(tmp_path: Path, cas
     from evaluator.sandbox.fs import remove_tree, walk
 
     kept: list[Path] = []
-    monkeypatch.setattr(judge_module.sandbox_fs, "remove_tree", kept.append)
+    monkeypatch.setattr(judge_module.sandbox, "remove_tree", kept.append)
     code = (
         "import os\n" + HEADER +
         "        os.makedirs('left/deeper', exist_ok=True)\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator import sandbox
 from evaluator.codetrack.cases import Case, generate_case_set, make_plan
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.judge import (
@@ -26,7 +27,6 @@ from evaluator.codetrack.judge import (
     reference_solution,
 )
 from evaluator.codetrack.problem import Problem, all_problems
-from evaluator.sandbox import core as sandbox
 
 FULL = sandbox.detect_isolation()
 needs_isolation = pytest.mark.skipif(

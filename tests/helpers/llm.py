@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
+from evaluator import sandbox
 from evaluator.cli import main
 from evaluator.llm.execute import LimitOverrides
 from evaluator.llm.session import RunOptions
-from evaluator.sandbox import core as sandbox
 
 ISOLATION = sandbox.detect_isolation()
 needs_sandbox = pytest.mark.skipif(

@@ -183,7 +183,7 @@ def test_unisolated_machine_refuses_unless_allowed_and_says_so(keypair, demo_com
                                                                tmp_path, httpserver,
                                                                monkeypatch, capsys):
     from evaluator.llm import session
-    from evaluator.sandbox.core import Isolation
+    from evaluator.sandbox import Isolation
 
     none = Isolation(False, False, False, False, "none", detail="not running as root")
     monkeypatch.setattr(session, "detect_isolation", lambda: none)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.sandbox import core as sandbox
-from evaluator.sandbox.core import (
+from evaluator import sandbox
+from evaluator.sandbox import (
     NO_ISOLATION,
     Isolation,
     Limits,
@@ -32,8 +32,10 @@ from evaluator.sandbox.core import (
     prepare_workspace,
     run,
 )
+from evaluator.sandbox import cgroup as sandbox_cgroup
+from evaluator.sandbox import judge as sandbox_judge
 
-REPO = Path(sandbox.__file__).resolve().parents[1]
+REPO = Path(sandbox.__file__).resolve().parents[2]  # evaluator/sandbox/__init__.py
 ISOLATION = sandbox.detect_isolation()
 needs_sandbox = pytest.mark.skipif(
     not ISOLATION.sandboxed, reason=f"no isolation on this machine: {ISOLATION.detail}"
@@ -66,7 +68,7 @@ def test_isolation_level_names_what_is_missing():
 
 
 def test_unisolated_run_is_reported_honestly(ws, monkeypatch):
-    monkeypatch.setattr(sandbox, "detect_isolation", lambda: NO_ISOLATION)
+    monkeypatch.setattr(sandbox_judge, "detect_isolation", lambda: NO_ISOLATION)
     monkeypatch.setenv("GNNCB_PRIVATE_KEY", "very-secret")
     result = run_py(ws, "import os; print(sorted(os.environ))")
     assert result.exit_reason == "ok"
@@ -77,7 +79,7 @@ def test_unisolated_run_is_reported_honestly(ws, monkeypatch):
 
 
 def test_unisolated_run_still_has_a_deadline(ws, monkeypatch):
-    monkeypatch.setattr(sandbox, "detect_isolation", lambda: NO_ISOLATION)
+    monkeypatch.setattr(sandbox_judge, "detect_isolation", lambda: NO_ISOLATION)
     result = run_py(ws, "import time; time.sleep(60)", limits=Limits(wall_seconds=0.5))
     assert result.exit_reason == "timeout"
     assert result.returncode is None
@@ -330,7 +332,7 @@ def test_judge_death_ends_the_run(ws):
     marker = f"gnncb-orphaned-{uuid.uuid4().hex}"
     (ws / "solution.py").write_text(f"import os, sys\n{sleeper(marker)}\n")
     judge_code = (
-        "import sys; from pathlib import Path; from evaluator.sandbox.core import run, Limits; "
+        "import sys; from pathlib import Path; from evaluator.sandbox import run, Limits; "
         f"run([sys.executable, 'solution.py'], workspace=Path({str(ws)!r}), "
         "limits=Limits(wall_seconds=600))"
     )
@@ -466,14 +468,14 @@ def test_cgroup_probe_refuses_what_cannot_bound_memory(tmp_path):
     plain = tmp_path / "no-memory"
     plain.mkdir()
     (plain / "cgroup.controllers").write_text("cpu io pids\n")
-    assert "no memory controller" in sandbox._probe_cgroup(plain)
-    assert "cannot read" in sandbox._probe_cgroup(tmp_path / "missing")
+    assert "no memory controller" in sandbox_cgroup._probe_cgroup(plain)
+    assert "cannot read" in sandbox_cgroup._probe_cgroup(tmp_path / "missing")
     ready = tmp_path / "ready"
     ready.mkdir()
     (ready / "cgroup.controllers").write_text("cpu memory\n")
     (ready / "cgroup.subtree_control").write_text("memory\n")
     # files that look right are not enough: a child of a real cgroup goes with its files
-    assert sandbox._probe_cgroup(ready) == "not a cgroup filesystem"
+    assert sandbox_cgroup._probe_cgroup(ready) == "not a cgroup filesystem"
     assert sorted(p.name for p in ready.iterdir()) == [
         "cgroup.controllers", "cgroup.subtree_control"]  # the probe child is gone again
 
@@ -486,7 +488,7 @@ def test_cgroup_path_with_a_stand_in_hierarchy(ws, tmp_path, monkeypatch):
     without RLIMIT_AS, and the result records the mechanism."""
     parent = tmp_path / "cgroup"
     parent.mkdir()
-    monkeypatch.setattr(sandbox, "cgroup_parent", lambda: (parent, "stand-in"))
+    monkeypatch.setattr(sandbox_cgroup, "cgroup_parent", lambda: (parent, "stand-in"))
     limit = 300 * 1024**2
     result = run_py(ws, RLIMIT_AS_PROBE, limits=Limits(memory_bytes=limit))
     assert result.exit_reason == "ok", result.stderr_tail
@@ -690,6 +692,7 @@ def test_1200_deep_tree_ends_in_a_verdict_and_nothing_stays_sandbox_owned(ws, qu
     levels below MAX_COPY_DEPTH are refused and named. Either way the run ends with a result,
     the output check gives its verdict, and the judge can scrub and delete the tree."""
     from evaluator.llm.execute import read_output
+    from evaluator.sandbox import fdtree
     from evaluator.sandbox import fs as sandbox_fs
 
     limits = Limits() if quota else Limits(workspace_bytes=None)
@@ -713,9 +716,9 @@ def test_1200_deep_tree_ends_in_a_verdict_and_nothing_stays_sandbox_owned(ws, qu
     sandbox_fs.walk(ws, visit)
     assert uids == {owner}  # nothing owned by a sandbox uid, at any depth
     if quota:
-        assert depth == sandbox_fs.MAX_COPY_DEPTH - 1  # the top counts as a level
+        assert depth == fdtree.MAX_COPY_DEPTH - 1  # the top counts as a level
         assert [what for _, what in result.workspace["refused"]] == [
-            f"a directory deeper than {sandbox_fs.MAX_COPY_DEPTH} levels"]
+            f"a directory deeper than {fdtree.MAX_COPY_DEPTH} levels"]
     else:
         assert depth == 1200
         assert sandbox_fs.scrub_tree(ws) == 1  # the FIFO at the bottom

@@ -38,7 +38,7 @@ def sandbox_judge(sources: Mapping[str, bytes], *, participant: str, meta: CodeM
     solutions, only inside the sandbox (refuses to run without full isolation)."""
     from evaluator.codetrack.judge import JudgeConfig
     from evaluator.codetrack.submission import score_submission
-    from evaluator.sandbox import core as sandbox
+    from evaluator import sandbox
 
     isolation = sandbox.detect_isolation()
     if not isolation.sandboxed:

@@ -71,7 +71,7 @@ from evaluator.llm.runlog import (
 )
 from evaluator.llm.session import MAX_REPAIRS, Echo, check_isolation, protocol_facts
 from evaluator.llm.submit import check_llm_participant, participant_for
-from evaluator.sandbox.core import Isolation, SandboxError
+from evaluator.sandbox import Isolation, SandboxError
 
 ENTRANT = "llm-api"
 SOLUTION = "solution.py"
