@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from evaluator import sandbox
 from evaluator.ci.code.publish import publish_code_result
 from evaluator.ci.code.result import CodeResult, read_code_result, write_code_result
 from evaluator.ci.code.score import judge_code_pr
 from evaluator.ci.predictions.publish import Published
-from evaluator import sandbox
 from tests.helpers.arena import Arena, Sleeps, client, git
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 from tests.helpers.paths import REPO

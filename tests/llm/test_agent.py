@@ -13,7 +13,6 @@ import pytest
 
 from evaluator import sandbox
 from evaluator.cli import main
-from evaluator import sandbox
 from tests.helpers.llm import UNSANDBOXED_FLAGS, needs_sandbox, read_json
 
 # A scripted "agent": reads the frozen prompt, writes solution.py, runs it. Round 1 writes a

@@ -36,9 +36,9 @@ def sandbox_judge(sources: Mapping[str, bytes], *, participant: str, meta: CodeM
                   pr: int, per_cell: int, jobs: int) -> tuple[dict[str, Any], list[dict]]:
     """(ledger row, failing-case feedback): the code track's scorer on a temporary copy of the
     solutions, only inside the sandbox (refuses to run without full isolation)."""
+    from evaluator import sandbox
     from evaluator.codetrack.judge import JudgeConfig
     from evaluator.codetrack.submission import score_submission
-    from evaluator import sandbox
 
     isolation = sandbox.detect_isolation()
     if not isolation.sandboxed:
