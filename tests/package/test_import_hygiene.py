@@ -74,8 +74,11 @@ def layer_violations(known: dict[str, Path]) -> list[str]:
     problems = []
     for name, path in known.items():
         mine = part_of(name)
+        seen: set[int] = set()  # `from evaluator.commands import x` is one problem, not two
         for target, line in imports_of(name, path, known):
             theirs = part_of(target)
+            if line in seen:
+                continue
             where = f"{path.relative_to(ROOT)}:{line}: {name} imports {target}"
             if theirs == mine:
                 continue
@@ -92,6 +95,9 @@ def layer_violations(known: dict[str, Path]) -> list[str]:
             elif rank[theirs] > rank[mine]:
                 problems.append(f"{where}; {theirs} is above {mine}: move the helper down or "
                                 "pass it in")
+            else:
+                continue
+            seen.add(line)
     return problems
 
 
