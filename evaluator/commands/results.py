@@ -16,10 +16,9 @@ from evaluator.paths import competitions_dir, default_ledger, repo_root
 
 
 def _specs(args: argparse.Namespace) -> list:
-    from evaluator.commands.core import load_all_specs
+    from evaluator.competition.spec import load_specs
 
-    return [s for s in load_all_specs(args.competitions or competitions_dir())
-            if hasattr(s, "rules")]
+    return load_specs(args.competitions or competitions_dir())
 
 
 def _sources_dir(args: argparse.Namespace) -> Path:
