@@ -30,7 +30,7 @@ from evaluator.commands._options import (
     add_sampling_options,
     context_tokens_option,
 )
-from evaluator.errors import ConfigError, Rejection
+from evaluator.errors import ConfigError
 from evaluator.submission.identity import ENTRANTS
 
 
@@ -377,31 +377,16 @@ def cmd_import(args: argparse.Namespace) -> int:
 def score_submission(args: argparse.Namespace) -> Any:
     """`submit-score`'s options translated into the library call (metadata.json fills what the
     options leave unset)."""
+    from evaluator.codetrack.submission import read_metadata
     from evaluator.codetrack.submission import score_submission as score
 
-    meta = _metadata(args)
+    meta = read_metadata(args.solutions, args.metadata)
     return score(args.solutions, participant=args.participant,
                  entrant=args.entrant or meta.get("entrant") or "human",
                  method=args.method if args.method is not None else str(meta.get("method", "")),
                  model=args.model if args.model is not None else str(meta.get("model", "")),
                  pr=args.pr, per_cell=args.per_cell, practice=args.practice, out=args.out,
                  config=_config(args), jobs=args.jobs)
-
-
-def _metadata(args: argparse.Namespace) -> dict[str, Any]:
-    """The submission's optional metadata.json (data only: entrant, method, model)."""
-    path = args.metadata or Path(args.solutions).resolve().parent / "metadata.json"
-    if not path.is_file():
-        if args.metadata:
-            raise Rejection(f"{path} not found")
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise Rejection(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(data, dict):
-        raise Rejection(f"{path}: expected an object with entrant, method, model")
-    return data
 
 
 def cmd_submit_score(args: argparse.Namespace) -> int:
