@@ -32,12 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("competition", help="maintain competition folders")
     cs = p.add_subparsers(dest="comp_command", metavar="ACTION", required=True)
     GROUPS["competition"] = cs
+
     lint = cs.add_parser("lint", help="check a competition folder for defects")
     lint.add_argument("folders", nargs="+", metavar="COMPETITION",
                       help="competition slugs (gnn-cora) or folders (competitions/gnn-cora)")
     lint.add_argument("--private-key", type=Path, action="append",
                       help="also decrypt hidden labels to check them against public files")
     lint.set_defaults(func=cmd_competition_lint)
+
     p = cs.add_parser("new", help="scaffold competitions/SLUG from templates")
     p.add_argument("slug")
     p.add_argument("--root", type=Path, help="folder to create it in (default: competitions/)")
@@ -57,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action="store_true",
                    help="exit 1 if README.md differs from the rendering (CI)")
     p.set_defaults(func=cmd_readme)
+
     p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
                                      "render the final standings")
     p.add_argument("slug", metavar="COMPETITION", help="slug or folder")

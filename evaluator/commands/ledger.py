@@ -56,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("digest", help="the digest or a unique prefix of >= 8 characters")
     q.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
     q.set_defaults(func=cmd_ledger_show)
+
     c = ls.add_parser("choose-final", help="record which submissions of a participant "
                                            "count as final (audit line)")
     c.add_argument("slug", metavar="COMPETITION", help="slug or folder")
@@ -82,7 +83,6 @@ def _track_board(value: str, root: Path) -> Any | None:
 
 
 def cmd_ledger_rescore(args: argparse.Namespace) -> int:
-    from evaluator.codetrack.board import boards_in
     from evaluator.repo.corrections import rescore, rescore_board
     from evaluator.repo.record import rerender
 
@@ -109,14 +109,13 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
         return 0
-    for path in rerender(root, boards=boards_in(Path(root) / "competitions")):
+    for path in rerender(root, boards=track_boards(root)):
         print(f"wrote {path}")
     print(f"appended {report.written} rescore row(s); commit leaderboard/ through a PR")
     return 1 if report.failed else 0
 
 
 def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
-    from evaluator.codetrack.board import boards_in
     from evaluator.repo.corrections import describe, withdraw
     from evaluator.repo.record import rerender
 
@@ -132,7 +131,7 @@ def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
               f"{first['reason']} (nothing written; the new reason was not recorded)")
         return 0
     print("appended " + describe(row))
-    for path in rerender(root, boards=boards_in(Path(root) / "competitions")):
+    for path in rerender(root, boards=track_boards(root)):
         print(f"wrote {path}")
     return 0
 

@@ -18,6 +18,7 @@ from evaluator.commands._options import (
     add_endpoint_options,
     add_sampling_options,
     context_tokens_option,
+    track_boards,
 )
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
@@ -291,7 +292,6 @@ def cmd_publish(args: argparse.Namespace) -> int:
     import os
     from urllib.parse import urlparse
 
-    from evaluator.codetrack.board import boards_in
     from evaluator.llm.publish import publish_rows, read_rows
     from evaluator.paths import repo_root
     from evaluator.repo.gitops import Git, auth_env
@@ -307,7 +307,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
         git_env = auth_env(token, urlparse(url).hostname or "github.com")
     report = publish_rows(root, args.runs, rows, campaign=args.runs.name, remote=args.remote,
                           branch=args.branch, git_env=git_env,
-                          boards=boards_in(root / "competitions"))
+                          boards=track_boards(root))
     if report is None or report.commit is None:
         print(f"nothing to publish ({len(rows)} row(s) already recorded)")
     else:
