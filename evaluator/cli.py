@@ -20,7 +20,7 @@ from evaluator.errors import GnncbError
 # imports only VERB's module (`check` never loads networkx or the code-track problems) and
 # `gnncb --help` / `--version` import none of them, so start-up takes tens of milliseconds, not
 # seconds. tests/test_cli_usability.py checks the table against what the modules really
-# register; a verb missing from it still works (every module is loaded).
+# register.
 VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
     "keys": ("manage key pairs", ("evaluator.commands.keys",)),
     "check": ("validate a predictions CSV (no key needed)", ("evaluator.commands.check",)),
