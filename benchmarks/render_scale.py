@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.commands.core import load_all_specs  # noqa: E402
+from evaluator.codetrack.board import load_all_specs  # noqa: E402
 from evaluator.ledger.store import Ledger  # noqa: E402
 from evaluator.paths import competitions_dir  # noqa: E402
 from evaluator.render.boards import write_leaderboards  # noqa: E402

@@ -1,7 +1,7 @@
 """The `gnncb` command line.
 
-Each track registers its own verbs from its own module (`register(subparsers)`), so this file
-stays a thin dispatcher and tracks never edit each other's code. Exit codes: 0 ok/accepted,
+Each top-level verb is registered by its own module, `evaluator.commands.<verb>`
+(`register(subparsers)`), so this file stays a thin dispatcher. Exit codes: 0 ok/accepted,
 1 rejected (the submission is at fault), 2 usage or configuration error.
 """
 
@@ -15,54 +15,36 @@ from collections.abc import Sequence
 from evaluator.commands import GROUPS
 from evaluator.errors import GnncbError
 
-# Modules that contribute verbs; each defines register(subparsers) -> None. Order matters:
-# "evaluator.commands.core" creates the shared GROUPS first.
-PLUGINS: tuple[str, ...] = (
-    "evaluator.commands.core",
-    "evaluator.commands.competition",
-    "evaluator.commands.ci",
-    "evaluator.commands.llm",
-    "evaluator.commands.code",
-    "evaluator.commands.code_llm",
-    "evaluator.commands.ci_code",
-    "evaluator.commands.results",
-    "evaluator.commands.site",
-    "evaluator.commands.finals",
-)
-
-
-# Each top-level verb, its one-line help, and the plugin modules that register it or extend its
-# group. Why a table: `gnncb VERB` imports only VERB's modules (`check` never loads networkx or
-# the code-track problems) and `gnncb --help` / `--version` import none of them, so start-up
-# takes tens of milliseconds, not seconds. tests/cli/test_user_messages.py checks the table against
-# what the modules really register; a verb missing from it still works (every module is loaded).
+# Each top-level verb, its one-line help, and the module that registers it: one module per verb,
+# `evaluator.commands.<verb>`, defining register(subparsers) -> None. Why a table: `gnncb VERB`
+# imports only VERB's module (`check` never loads networkx or the code-track problems) and
+# `gnncb --help` / `--version` import none of them, so start-up takes tens of milliseconds, not
+# seconds. tests/cli/test_user_messages.py checks the table against what the modules really
+# register.
 VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "keys": ("manage key pairs", ("evaluator.commands.core",)),
-    "check": ("validate a predictions CSV (no key needed)", ("evaluator.commands.core",)),
+    "keys": ("manage key pairs", ("evaluator.commands.keys",)),
+    "check": ("validate a predictions CSV (no key needed)", ("evaluator.commands.check",)),
     "encrypt": ("check, then encrypt predictions and write metadata.json",
-                ("evaluator.commands.core",)),
+                ("evaluator.commands.encrypt",)),
     "evaluate": ("decrypt, validate and score a submission folder",
-                 ("evaluator.commands.core",)),
-    "leaderboard": ("render leaderboards from the ledger", ("evaluator.commands.core",)),
-    "competition": ("maintain competition folders",
-                    ("evaluator.commands.core", "evaluator.commands.competition",
-                     "evaluator.commands.finals")),
+                 ("evaluator.commands.evaluate",)),
+    "leaderboard": ("render leaderboards from the ledger", ("evaluator.commands.leaderboard",)),
+    "competition": ("maintain competition folders", ("evaluator.commands.competition",)),
     "demo": ("end-to-end demo on real data shipped with scikit-learn",
-             ("evaluator.commands.core",)),
-    "baseline": ("reference baselines",
-                 ("evaluator.commands.core", "evaluator.commands.competition")),
-    "ci": ("the pull-request pipeline (used by GitHub Actions)",
-           ("evaluator.commands.ci", "evaluator.commands.ci_code")),
-    "ledger": ("audited corrections to the ledger",
-               ("evaluator.commands.ci", "evaluator.commands.finals")),
+             ("evaluator.commands.demo",)),
+    "baseline": ("reference baselines", ("evaluator.commands.baseline",)),
+    "ci": ("the pull-request pipeline (used by GitHub Actions)", ("evaluator.commands.ci",)),
+    "ledger": ("audited corrections to the ledger", ("evaluator.commands.ledger",)),
     "llm": ("LLM track: frozen prompt, sandboxed execute-and-repair",
             ("evaluator.commands.llm",)),
-    "code": ("graph-coding track: generate cases, judge, report",
-             ("evaluator.commands.code", "evaluator.commands.code_llm")),
+    "code": ("graph-coding track: generate cases, judge, report", ("evaluator.commands.code",)),
     "results": ("the papers' comparisons from the ledger or a source",
                 ("evaluator.commands.results",)),
     "site": ("build the static benchmark site", ("evaluator.commands.site",)),
 }
+
+# Every module that contributes verbs, in the order `gnncb --help` lists them.
+PLUGINS: tuple[str, ...] = tuple(dict.fromkeys(m for _, mods in VERBS.values() for m in mods))
 
 
 def _parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:

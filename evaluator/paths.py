@@ -99,3 +99,11 @@ def competition_arg(value: str) -> Path:
         return resolve_competition(value)
     except ConfigError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def committed_campaigns(root: Path | None = None) -> list[Path]:
+    """The GNN-track campaigns committed with the repository (`campaigns/NAME/gnn`, summaries
+    only). Why by default: they belong with the repository's ledger; a model that produced no
+    valid file there has no ledger row, and leaving it out would drop its failures."""
+    base = (root or repo_root()) / "campaigns"
+    return sorted(p for p in base.glob("*/gnn") if p.is_dir())

@@ -22,15 +22,17 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from evaluator.competition.spec import load_spec
+from evaluator.competition.spec import load_spec, load_specs
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 from evaluator.paths import default_ledger, default_public_key, repo_root
 from evaluator.submission import keys
+from evaluator.submission.files import ENVELOPE_NAME
 from evaluator.submission.identity import platform_participant
 from evaluator.submission.metadata import Metadata
 from evaluator.submission.seal import seal_submission
@@ -103,17 +105,16 @@ def _encrypt(folder: Path, predictions: Path, participant: str, report: dict,
         tuning_runs=int(report.get("tuning_runs", 0)),
         seed=int(report.get("seed", 25)), gnn_only=bool(report.get("gnn")),
         notes="smoke run (a few epochs)" if smoke else "reference baseline")
-    seal_submission(folder, predictions, meta, public_key, dest / "predictions.csv.enc")
+    seal_submission(folder, predictions, meta, public_key, dest / ENVELOPE_NAME)
 
 
 def run_baselines(folder: Path, *, which: list[str], smoke: bool,
                   private_key_paths: list[Path] | None, public_key: Path | None,
                   ledger_path: Path | None, timeout_minutes: float = 30.0,
-                  after_recording: Callable[[Path, Ledger], None] | None = None
-                  ) -> list[BaselineResult]:
+                  boards: Sequence[Any] = ()) -> list[BaselineResult]:
     """Train, encrypt, evaluate and (unless a smoke run without a ledger) record; then
-    `after_recording(folder, ledger)` re-renders (the CLI passes its renderer: this core module
-    imports neither the CLI nor a track)."""
+    re-render (`render_after_baselines`). `boards`: the tracks' boards of the competitions
+    folder, whose pages the re-rendered leaderboards keep (this module imports no track)."""
     from evaluator.pipeline.evaluate import evaluate_dir
 
     folder = Path(folder)
@@ -153,6 +154,23 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
                 hardware=str(report["hardware"]), scores=outcome.scores,
                 recorded=ledger is not None and not outcome.duplicate))
             bar.update(note=f"{kind}: {report['training_time_minutes']:.2f} min")
-    if ledger is not None and after_recording is not None:
-        after_recording(folder, ledger)
+    if ledger is not None:
+        render_after_baselines(folder, ledger, boards)
     return results
+
+
+def render_after_baselines(folder: Path, ledger: Ledger, boards: Sequence[Any] = ()) -> None:
+    """Re-render leaderboards beside the ledger; the README only for the official ledger (a
+    temporary ledger must never rewrite a committed README)."""
+    from evaluator.render.boards import write_leaderboards
+    from evaluator.render.readme import render_readme
+
+    folder = Path(folder)
+    rows = ledger.rows()
+    for path in write_leaderboards([*load_specs(folder.parent), *boards], rows,
+                                   ledger.path.parent, ledger=ledger.path,
+                                   changed=[folder.name]):
+        print(f"wrote {path}")
+    if ledger.path.resolve() == default_ledger().resolve():
+        (folder / "README.md").write_text(render_readme(folder, ledger.path), encoding="utf-8")
+        print(f"wrote {folder / 'README.md'}")

@@ -30,8 +30,10 @@ from evaluator.ledger.ranking import standings
 from evaluator.ledger.store import Ledger
 from evaluator.pipeline.evaluate import evaluate_dir
 from evaluator.render.boards import write_leaderboards
-from evaluator.submission import envelope, keys
+from evaluator.submission import keys
+from evaluator.submission.files import ENVELOPE_NAME
 from evaluator.submission.metadata import Metadata, dump_metadata
+from evaluator.submission.seal import Checked, check_data, write_submission
 
 SLUG = "demo-cancer-knn"
 DEMO_SEED = "public-demo-seed-not-secret"  # the demo is public; real builds use a secret seed
@@ -127,14 +129,15 @@ def predict_label_propagation(folder: Path, alpha: float = 0.9, steps: int = 50)
 
 
 def _submit(comp: Path, out: Path, predictions: pd.DataFrame, participant: str,
-            public_key, **meta) -> Path:
-    """Participant's step, exactly what `gnncb encrypt` does."""
-    out.mkdir(parents=True, exist_ok=True)
+            public_key, *, check: bool = True, **meta) -> Path:
+    """Participant's step, exactly what `gnncb encrypt` does (its writer, on the checked
+    bytes). `check=False` is the participant who skips the check: the evaluator rejects it."""
     csv = predictions.to_csv(index=False, lineterminator="\n").encode()
     spec = load_spec(comp)
-    (out / "predictions.csv.enc").write_bytes(envelope.seal(
-        csv, public_key, envelope.prediction_claims(spec.slug, spec.version, participant)))
-    (out / "metadata.json").write_text(dump_metadata(Metadata(participant=participant, **meta)))
+    checked = (check_data(comp, spec, csv, filename=f"{participant}'s predictions.csv") if check
+               else Checked(spec=spec, rows=len(predictions), data=csv))
+    write_submission(checked, public_key, Metadata(participant=participant, **meta),
+                     out / ENVELOPE_NAME)
     return out
 
 
@@ -171,7 +174,7 @@ def run_demo(workdir: Path | None = None) -> int:
         print(f"      {who}: {meta['method']}")
     broken = predict_majority(comp).iloc[:-3]  # forgets three test ids
     folders["mallory"] = _submit(comp, subs / "mallory", broken, "mallory", public,
-                                 method="truncated file")
+                                 check=False, method="truncated file")
     copy = subs / "eve"
     shutil.copytree(folders["bob"], copy)  # eve copies bob's envelope from his public PR
     (copy / "metadata.json").write_text(dump_metadata(Metadata(participant="eve",

@@ -20,7 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from evaluator.competition.boards import register
-from evaluator.competition.spec import Limits, RankKey, Submission
+from evaluator.competition.spec import Limits, RankKey, Submission, load_specs
 from evaluator.ledger.ranking import Entry, standings
 
 README_SECTIONS = ("## The problems", "## Submit", "## Rules", "## Scoring and ranking")
@@ -104,6 +104,13 @@ def is_board(obj: object) -> bool:
 def boards_in(competitions: Path) -> list[CodeBoard]:
     """The boards whose folder exists in a competitions folder (the repository opens them)."""
     return [b for slug, b in BOARDS.items() if (Path(competitions) / slug).is_dir()]
+
+
+def load_all_specs(competitions: Path) -> list[Any]:
+    """Everything a competitions folder ranks: each competition's spec, then the code track's
+    boards whose folder is there (what `gnncb leaderboard render` and `gnncb site build` draw).
+    """
+    return [*load_specs(competitions), *boards_in(competitions)]
 
 
 def code_board_of(folder: Path) -> CodeBoard | None:

@@ -11,6 +11,7 @@ mean.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,23 @@ def solution_files(folder: Path, wanted: list[str] | None, registry: dict[str, A
     if not found:
         raise error(f"{folder} holds no <problem>.py files")
     return found
+
+
+def read_metadata(solutions: Path, path: Path | None = None) -> dict[str, Any]:
+    """A submission's optional metadata.json (data only: entrant, method, model): `path`, else
+    the one beside the solutions folder; {} when that one is absent."""
+    found = path or Path(solutions).resolve().parent / "metadata.json"
+    if not found.is_file():
+        if path:
+            raise Rejection(f"{found} not found")
+        return {}
+    try:
+        data = json.loads(found.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise Rejection(f"{found}: not valid JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise Rejection(f"{found}: expected an object with entrant, method, model")
+    return data
 
 
 def score_submission(solutions: Path, *, participant: str, entrant: str = "human",

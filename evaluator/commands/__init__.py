@@ -1,9 +1,10 @@
-"""The `gnncb` verbs: argparse only. Each module registers its verbs (`register(subparsers)`)
-and calls the library; only `evaluator.cli` imports this package.
+"""The `gnncb` verbs: argparse only, one module per top-level verb (`commands/<verb>.py`, each
+with `register(subparsers)`), calling the library; `_options` holds what several verbs share.
+Only `evaluator.cli` imports this package.
 
-`GROUPS` holds the sub-parser of each verb group shared between modules, e.g.
-GROUPS["competition"] holds `gnncb competition ...` so that one module can add `reveal` beside
-another's `lint`. `cli.build_parser` clears it before each build.
+`GROUPS` holds the sub-parser of each verb group (`GROUPS["competition"]` holds
+`gnncb competition ...`), so a caller can see which actions a group offers.
+`cli.build_parser` clears it before each build.
 """
 
 from __future__ import annotations

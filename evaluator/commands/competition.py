@@ -1,384 +1,45 @@
-"""Maintainer verbs: `gnncb competition new | build | readme` and `gnncb baseline run`.
+"""`gnncb competition lint | new | build | readme | reveal`: the life of a competition folder.
 
-Why these live together: they are the life of a competition folder before participants arrive.
-`new` scaffolds a folder that lint reports as incomplete until it is filled in; `build` runs the
-folder's own `build.py` (raw data + secret seed -> public data + sealed labels) into a staging
-folder outside the repository, so a failed build never leaves half-written data and plaintext
-labels never touch the work tree; `readme` renders the participant README from competition.yaml
-and the ledger, so the README and the scorer can never disagree about the metric; `baseline run`
-puts the reference solutions on the leaderboard through the normal encrypt/evaluate path.
-
-Conventions for `competitions/<slug>/build.py` (shared by every competition):
-
-    def build(raw: Path, seed: str, out: Path, public_key) -> None
-
-writes `out/data/` (public files; CSV for tables and edge lists, `.npz` for large sparse or
-dense matrices, `data/sample_submission.csv`) and `out/hidden/*.jwe` (labels sealed with
-`evaluator.authoring.build.seal_labels`), byte-identically for the same seed. It reads its own
-`competition.yaml` with `load_spec(Path(__file__).parent)`; it never writes competition.yaml
-or README.md (those are committed by hand / rendered).
+`new` scaffolds a folder, `build` runs its `build.py` into a staging folder
+(evaluator.authoring.folders), `readme` renders the participant README from competition.yaml
+and the ledger (evaluator.render.readme), `lint` checks the folder (evaluator.authoring.lint),
+and `reveal` ends a version: it needs the private key (it opens every row's sealed
+private-part scores) and is run by hand or by the `reveal` workflow, which only calls this verb.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
+import os
 import shlex
-import shutil
 import sys
-import tempfile
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
-
-from evaluator.authoring.build import read_seed
 from evaluator.commands import GROUPS
-from evaluator.competition.spec import SLUG_RE, CompetitionSpec, load_spec
-from evaluator.errors import ConfigError
-from evaluator.ledger.store import Ledger
+from evaluator.commands._options import load_keys, push_env, track_boards
 from evaluator.paths import (
+    competition_slug,
     competitions_dir,
-    default_ledger,
     default_public_key,
+    repo_root,
     resolve_competition,
-    templates_dir,
 )
-from evaluator.render.boards import fmt_score, md_escape
 from evaluator.submission import keys
 
-README_TEMPLATE = "competition_README.md.j2"
-SCAFFOLD_DIR = "competition_new"
-# scaffold template -> file it becomes inside the new competition folder
-SCAFFOLD_FILES = {
-    "competition.yaml.j2": "competition.yaml",
-    "build.py.j2": "build.py",
-    "baseline_gnn.py.j2": "baseline/gnn.py",
-    "baseline_nongraph.py.j2": "baseline/nongraph.py",
-}
 
-# Participant-facing formula of each metric function (see evaluator/metrics/functions.py).
-FORMULAS = {
-    "accuracy": "accuracy = (1/n) Σᵢ 1[ŷᵢ = yᵢ], the share of test rows predicted correctly.",
-    "macro_f1": ("macro-F1 = (1/|C|) Σ_c F1_c with F1_c = 2·P_c·R_c / (P_c + R_c), the "
-                 "unweighted mean over the declared classes C of each class's F1 (precision "
-                 "P_c, recall R_c); a class with no true and no predicted rows counts as 0. Rare "
-                 "classes weigh as much as common ones."),
-    "f1": ("F1 = 2·P·R / (P + R) of the positive class {positive} (precision P, recall R)."),
-    "roc_auc": ("ROC-AUC of the submitted scores for the positive class {positive}: the "
-                "probability that a random positive row gets a higher score than a random "
-                "negative row (ties count ½). Only the order of the scores matters."),
-    "mae": "MAE = (1/n) Σᵢ |ŷᵢ − yᵢ|.",
-    "nmae": ("NMAE = (1/T) Σ_t MAE_t / (max_t − min_t), the mean over the T targets of each "
-             "target's mean absolute error divided by the range of its true values in the "
-             "evaluated split, so targets with very different scales weigh the same."),
-}
-
-
-# ----------------------------------------------------------------------------- helpers
-def resolve_folder(slug_or_path: str) -> Path:
-    """`gnn-cora` -> competitions/gnn-cora; an existing folder path is taken as it is."""
-    return resolve_competition(slug_or_path)
-
-
-def command_arg(folder: Path) -> str:
-    """How a printed follow-up command names a competition: its slug when the slug resolves to
-    this very folder, else the folder itself, shell-quoted (a pasted line must run as shown)."""
-    candidate = competitions_dir() / folder.name
-    try:
-        same = candidate.resolve() == Path(folder).resolve()
-    except OSError:
-        same = False
-    return folder.name if same else shlex.quote(str(folder))
-
-
-def _plain_env(directory: Path) -> Environment:
-    """Jinja for files we write ourselves (README, scaffolds): maintainer text is Markdown and
-    stays as written; participant strings are escaped explicitly with `| md`."""
-    env = Environment(loader=FileSystemLoader(str(directory)), undefined=StrictUndefined,
-                      keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                      autoescape=False)  # noqa: S701 - Markdown/YAML/Python, not HTML
-    env.filters["score"] = fmt_score
-    env.filters["md"] = lambda v: Markup(md_escape(v))  # noqa: S704 - escaped
-    return env
-
-
-def human_size(n: int) -> str:
-    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
-
-def data_files(folder: Path) -> list[Path]:
-    data = folder / "data"
-    return sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else []
-
-
-# ----------------------------------------------------------------------------- new
-def scaffold(slug: str, root: Path) -> Path:
-    """Write a new competition folder from templates/competition_new/; refuse to overwrite."""
-    import re
-
-    if not re.fullmatch(SLUG_RE, slug):
-        raise ConfigError(f"{slug!r} is not a valid slug: lower-case letters, digits and inner "
-                          "hyphens, 3-64 characters")
-    folder = root / slug
-    if folder.exists():
-        raise ConfigError(f"{folder} exists; pick another slug or remove the folder first")
-    env = _plain_env(templates_dir() / SCAFFOLD_DIR)
-    rendered = {dest: env.get_template(src).render(slug=slug)
-                for src, dest in SCAFFOLD_FILES.items()}
-    for dest, text in rendered.items():
-        path = folder / dest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
-
-
-def cmd_new(args: argparse.Namespace) -> int:
-    folder = scaffold(args.slug, args.root or competitions_dir())
-    print(f"created {folder} with {', '.join(SCAFFOLD_FILES.values())}")
-    print("next: fill in competition.yaml and build.py, then\n"
-          f"  gnncb competition build {shlex.quote(str(folder))} --raw RAW --seed-file SEED\n"
-          f"  gnncb competition readme {shlex.quote(str(folder))}\n"
-          f"  gnncb competition lint {shlex.quote(str(folder))}")
-    return 0
-
-
-# ----------------------------------------------------------------------------- build
-def load_builder(folder: Path) -> ModuleType:
-    """Import `folder/build.py` by path (competition folders are not a package)."""
-    path = folder / "build.py"
-    if not path.is_file():
-        raise ConfigError(f"{path}: not found; every competition needs a build.py with "
-                          "build(raw, seed, out, public_key)")
-    module_spec = importlib.util.spec_from_file_location(
-        f"gnncb_build_{folder.name.replace('-', '_')}", path)
-    if module_spec is None or module_spec.loader is None:
-        raise ConfigError(f"{path}: cannot be imported")
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    if not callable(getattr(module, "build", None)):
-        raise ConfigError(f"{path}: defines no build(raw, seed, out, public_key) function")
-    return module
-
-
-def run_build(folder: Path, raw: Path, seed: str, public_key: Any, out: Path) -> list[Path]:
-    """Build into a staging folder, then replace out/data and out/hidden with the result."""
-    if not Path(raw).exists():
-        raise ConfigError(f"--raw {raw}: not found; pass the raw dataset folder "
-                          "(e.g. ../shared/datasets/<name>)")
-    builder = load_builder(folder)
-    with tempfile.TemporaryDirectory(prefix=f"gnncb-build-{folder.name}-") as tmp:
-        staging = Path(tmp)
-        builder.build(Path(raw), seed, staging, public_key)
-        if not (staging / "data").is_dir():
-            raise ConfigError(f"{folder / 'build.py'}: build() wrote no data/ folder")
-        out.mkdir(parents=True, exist_ok=True)
-        for sub in ("data", "hidden"):
-            if (out / sub).exists():
-                shutil.rmtree(out / sub)
-            if (staging / sub).exists():
-                shutil.copytree(staging / sub, out / sub)
-    return data_files(out)
-
-
-def cmd_build(args: argparse.Namespace) -> int:
-    folder = resolve_folder(args.slug)
-    load_spec(folder)  # a bad spec fails before any work
-    seed = read_seed(args.seed_file)
-    key_path = args.public_key or default_public_key()
-    try:
-        public = keys.load_public_key(key_path.read_bytes(), source=str(key_path))
-    except OSError as err:
-        raise ConfigError(f"{key_path}: cannot read public key: {err.strerror}") from None
-    out = args.out or folder
-    files = run_build(folder, args.raw, seed, public, out)
-    total = sum(p.stat().st_size for p in files)
-    for path in files:
-        print(f"  {path.relative_to(out)}  {human_size(path.stat().st_size)}")
-    print(f"built {folder.name} into {out}: {len(files)} public files, {human_size(total)}; "
-          f"labels sealed for kid {keys.thumbprint(public)}")
-    return 0
-
-
-# ----------------------------------------------------------------------------- readme
-def _allowed(target: Any) -> str:
-    if target.type == "class":
-        return ", ".join(f"`{c}`" for c in target.classes)
-    if target.type == "probability":
-        positive = target.positive_class if target.positive_class is not None else 1
-        return f"a number in [0, 1]: the score of class `{positive}` (higher = more likely)"
-    return "any finite number"
-
-
-def _formula(spec: CompetitionSpec, name: str) -> str:
-    metric = spec.metrics[name]
-    positive: object = ""
-    if metric.fn in ("f1", "roc_auc"):
-        target = spec.target_for(metric)
-        positive = target.positive_class
-        if positive is None:
-            positive = (target.classes or [1])[-1] if metric.fn == "f1" else 1
-    arrow = "higher is better" if spec.higher_is_better(name) else "lower is better"
-    return FORMULAS[metric.fn].format(positive=f"`{positive}`") + f" ({arrow})"
-
-
-def baseline_rows(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Latest scored row of each baseline participant, GNN first."""
-    from evaluator.ledger.ranking import standings
-
-    found = [e.row for e in standings(spec, rows) if e.row.get("entrant") == "baseline"]
-    return sorted(found, key=lambda r: (r["participant"] != "baseline:gnn", r["participant"]))
-
-
-def verdict(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str:
-    """One sentence: does the GNN baseline beat the features-only one on the ranking score?"""
-    by = {r["participant"]: r for r in rows}
-    if "baseline:gnn" not in by or "baseline:nongraph" not in by:
-        return ""
-    name = spec.primary_score
-    gnn, flat = by["baseline:gnn"]["scores"][name], by["baseline:nongraph"]["scores"][name]
-    gain = (gnn - flat) if spec.higher_is_better(name) else (flat - gnn)
-    both = f"(`{name}` {gnn:.4f} for the GNN against {flat:.4f} without the graph)"
-    if gain > 0.005:
-        return f"**The graph helps**: the GNN baseline beats the features-only baseline {both}."
-    if gain >= -0.005:
-        return (f"**The graph gives no clear gain here**: both baselines score about the same "
-                f"{both}. A stronger GNN has to use the structure better than these do.")
-    return (f"**The graph does not help the baselines here**: the features-only baseline beats "
-            f"the GNN baseline {both}. A GNN that wins must at least match a feature model "
-            "on the node features before the structure can add anything.")
-
-
-def readme_context(folder: Path, spec: CompetitionSpec,
-                   rows: list[dict[str, Any]]) -> dict[str, Any]:
-    files = data_files(folder)
-    rel = {p.relative_to(folder).as_posix(): p for p in files}
-    listed_missing = sorted(set(spec.files) - set(rel))
-    if listed_missing:
-        raise ConfigError(f"{folder / 'competition.yaml'}: files {listed_missing} are described "
-                          "but do not exist; run `gnncb competition build` first")
-    undocumented = sorted(set(rel) - set(spec.files))
-    if undocumented:
-        raise ConfigError(f"{folder / 'competition.yaml'}: public files {undocumented} have no "
-                          "description under `files:`; participants need to know what they hold")
-    baselines = baseline_rows(spec, rows)
-    hours = spec.rules.cpu_hours
-    return {
-        "spec": spec,
-        "description": Markup(spec.description.strip()),  # noqa: S704 - maintainer Markdown
-        "files": [{"path": path, "about": Markup(spec.files[path]),  # noqa: S704
-                   "size": human_size(p.stat().st_size)} for path, p in rel.items()],
-        "data_bytes_text": human_size(sum(p.stat().st_size for p in files)),
-        "targets": [{"name": t.name, "type": t.type, "allowed": Markup(_allowed(t))}  # noqa: S704
-                    for t in spec.targets],
-        "header": ",".join([spec.id_column] + [t.name for t in spec.targets]),
-        "metrics": [{"name": n, "split": m.split, "description": m.description,
-                     "formula": _formula(spec, n)} for n, m in spec.metrics.items()],
-        "derived": [{"name": n, "description": d.description,
-                     "arrow": "higher is better" if d.higher_is_better else "lower is better",
-                     "formula": (f"{n} = " + (" − ".join(d.of) if d.op == "subtract"
-                                              else f"mean({', '.join(d.of)})"))}
-                    for n, d in spec.derived.items()],
-        "baselines": [{"participant": r["participant"], "method": r.get("method", ""),
-                       "scores": r["scores"],
-                       "training_time_minutes": r.get("declared", {}).get(
-                           "training_time_minutes"),
-                       "hardware": r.get("declared", {}).get("hardware", "")}
-                      for r in baselines],
-        "verdict": Markup(verdict(spec, baselines)),  # noqa: S704 - numbers and our words
-        "cpu_hours": f"{hours:g}",
-    }
-
-
-def render_readme(folder: Path, ledger_path: Path | None = None) -> str:
-    spec = load_spec(folder)
-    rows = Ledger(ledger_path or default_ledger()).rows()
-    env = _plain_env(templates_dir())
-    return env.get_template(README_TEMPLATE).render(**readme_context(folder, spec, rows))
-
-
-def cmd_readme(args: argparse.Namespace) -> int:
-    folder = resolve_folder(args.slug)
-    text = render_readme(folder, args.ledger)
-    path = folder / "README.md"
-    if args.check:
-        current = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if current != text:
-            print(f"{path} is out of date; run "
-                  f"`gnncb competition readme {command_arg(folder)}`", file=sys.stderr)
-            return 1
-        print(f"{path}: up to date")
-        return 0
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
-
-
-# ----------------------------------------------------------------------------- baseline
-def render_after_baselines(folder: Path, ledger: Ledger) -> None:
-    """Re-render leaderboards beside the ledger; the README only for the official ledger (a
-    temporary ledger must never rewrite a committed README)."""
-    from evaluator.commands.core import load_all_specs
-    from evaluator.render.boards import write_leaderboards
-
-    rows = ledger.rows()
-    for path in write_leaderboards(load_all_specs(folder.parent), rows, ledger.path.parent,
-                                   ledger=ledger.path, changed=[folder.name]):
-        print(f"wrote {path}")
-    if ledger.path.resolve() == default_ledger().resolve():
-        (folder / "README.md").write_text(render_readme(folder, ledger.path), encoding="utf-8")
-        print(f"wrote {folder / 'README.md'}")
-
-
-def cmd_baseline_run(args: argparse.Namespace) -> int:
-    from evaluator.authoring.baselines import run_baselines
-
-    folder = resolve_folder(args.slug)
-    which = [w.strip() for w in args.which.split(",") if w.strip()]
-    results = run_baselines(folder, which=which, smoke=args.smoke,
-                            private_key_paths=args.private_key, public_key=args.public_key,
-                            ledger_path=args.ledger, timeout_minutes=args.timeout_minutes,
-                            after_recording=render_after_baselines)
-    for r in results:
-        shown = ", ".join(f"{k}={v:.4f}" for k, v in r.scores.items())
-        print(f"{r.participant}: {shown}; {r.method}; {r.training_time_minutes:.2f} min")
-    return 0
-
-
-# ----------------------------------------------------------------------------- lint
-def cmd_competition_lint(args: argparse.Namespace) -> int:
-    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
-    from evaluator.authoring.lint import lint_competition
-
-    private = keys.private_keys_from(args.private_key) if args.private_key else None
-    failed = 0
-    for value in args.folders:
-        folder = resolve_competition(value, folders_only=True)
-        problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
-        if problems:
-            failed += 1
-            print(f"{folder}: {len(problems)} problem(s)")
-            for p in problems:
-                print(f"  - {p}")
-        else:
-            print(f"{folder}: OK")
-    return 1 if failed else 0
-
-
-# ----------------------------------------------------------------------------- register
 def register(sub: argparse._SubParsersAction) -> None:
-    cs = GROUPS["competition"]
+    p = sub.add_parser("competition", help="maintain competition folders")
+    cs = p.add_subparsers(dest="comp_command", metavar="ACTION", required=True)
+    GROUPS["competition"] = cs
+
     lint = cs.add_parser("lint", help="check a competition folder for defects")
     lint.add_argument("folders", nargs="+", metavar="COMPETITION",
                       help="competition slugs (gnn-cora) or folders (competitions/gnn-cora)")
     lint.add_argument("--private-key", type=Path, action="append",
                       help="also decrypt hidden labels to check them against public files")
     lint.set_defaults(func=cmd_competition_lint)
+
     p = cs.add_parser("new", help="scaffold competitions/SLUG from templates")
     p.add_argument("slug")
     p.add_argument("--root", type=Path, help="folder to create it in (default: competitions/)")
@@ -399,18 +60,166 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 1 if README.md differs from the rendering (CI)")
     p.set_defaults(func=cmd_readme)
 
-    p = sub.add_parser("baseline", help="reference baselines")
-    bs = p.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
-    GROUPS["baseline"] = bs
-    r = bs.add_parser("run", help="train baselines, encrypt, evaluate, record, render")
-    r.add_argument("slug", help="competition slug or folder")
-    r.add_argument("--smoke", action="store_true",
-                   help="a few epochs only; not recorded unless --ledger is given")
-    r.add_argument("--which", default="gnn,nongraph", help="comma list of gnn, nongraph")
-    r.add_argument("--private-key", type=Path, action="append",
-                   help="PEM file; default: $GNNCB_PRIVATE_KEY")
-    r.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
-    r.add_argument("--ledger", type=Path,
-                   help="default: leaderboard/ledger.jsonl (full runs); none for --smoke")
-    r.add_argument("--timeout-minutes", type=float, default=30.0)
-    r.set_defaults(func=cmd_baseline_run)
+    p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
+                                     "render the final standings")
+    p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
+    p.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
+    p.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
+    p.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
+                   help="who reveals (recorded)")
+    p.add_argument("--early", action="store_true",
+                   help="reveal before the last phase ends / before reveal_at")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the final standings, write nothing")
+    p.add_argument("--row-out", type=Path,
+                   help="keyed workflow job: write the reveal row to this file instead of "
+                        "the ledger")
+    p.add_argument("--from-row", type=Path,
+                   help="unkeyed workflow job: check and record a row from --row-out "
+                        "(no private key needed)")
+    p.add_argument("--push", action="store_true",
+                   help="with --from-row: commit and push to the default branch")
+    p.add_argument("--remote", default="origin")
+    p.add_argument("--branch", default="main")
+    p.set_defaults(func=cmd_reveal)
+
+def command_arg(folder: Path) -> str:
+    """How a printed follow-up command names a competition: its slug when the slug resolves to
+    this very folder, else the folder itself, shell-quoted (a pasted line must run as shown)."""
+    candidate = competitions_dir() / folder.name
+    try:
+        same = candidate.resolve() == Path(folder).resolve()
+    except OSError:
+        same = False
+    return folder.name if same else shlex.quote(str(folder))
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from evaluator.authoring.folders import SCAFFOLD_FILES, scaffold
+
+    folder = scaffold(args.slug, args.root or competitions_dir())
+    print(f"created {folder} with {', '.join(SCAFFOLD_FILES.values())}")
+    print("next: fill in competition.yaml and build.py, then\n"
+          f"  gnncb competition build {shlex.quote(str(folder))} --raw RAW --seed-file SEED\n"
+          f"  gnncb competition readme {shlex.quote(str(folder))}\n"
+          f"  gnncb competition lint {shlex.quote(str(folder))}")
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from evaluator.authoring.build import read_seed
+    from evaluator.authoring.folders import run_build
+    from evaluator.competition.spec import load_spec
+    from evaluator.render.readme import human_size
+
+    folder = resolve_competition(args.slug)
+    load_spec(folder)  # a bad spec fails before any work
+    seed = read_seed(args.seed_file)
+    public = keys.read_public_key(args.public_key or default_public_key())
+    out = args.out or folder
+    files = run_build(folder, args.raw, seed, public, out)
+    total = sum(p.stat().st_size for p in files)
+    for path in files:
+        print(f"  {path.relative_to(out)}  {human_size(path.stat().st_size)}")
+    print(f"built {folder.name} into {out}: {len(files)} public files, {human_size(total)}; "
+          f"labels sealed for kid {keys.thumbprint(public)}")
+    return 0
+
+
+def cmd_readme(args: argparse.Namespace) -> int:
+    from evaluator.render.readme import render_readme
+
+    folder = resolve_competition(args.slug)
+    text = render_readme(folder, args.ledger)
+    path = folder / "README.md"
+    if args.check:
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if current != text:
+            print(f"{path} is out of date; run "
+                  f"`gnncb competition readme {command_arg(folder)}`", file=sys.stderr)
+            return 1
+        print(f"{path}: up to date")
+        return 0
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_competition_lint(args: argparse.Namespace) -> int:
+    import evaluator.codetrack.board  # noqa: F401 - registers the code track's board for lint
+    from evaluator.authoring.lint import lint_competition
+    from evaluator.render.readme import render_readme
+
+    private = keys.private_keys_from(args.private_key) if args.private_key else None
+    failed = 0
+    for value in args.folders:
+        folder = resolve_competition(value, folders_only=True)
+        problems = lint_competition(folder, private_keys=private, render_readme=render_readme)
+        if problems:
+            failed += 1
+            print(f"{folder}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{folder}: OK")
+    return 1 if failed else 0
+
+
+def cmd_reveal(args: argparse.Namespace) -> int:
+    from evaluator.repo.reveal import reveal
+
+    root = args.root or repo_root()
+    args.slug = competition_slug(args.slug, args.root)
+    if args.from_row is not None:
+        return _record_row(args, root)
+    report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
+                    boards=track_boards(root),
+                    dry_run=args.dry_run or args.row_out is not None)
+    print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
+          "submission score(s); final standings on the private part:")
+    for e in report.standings:
+        primary = e.row.get("scores", {})
+        key = next(iter(e.private), None)
+        shake = e.shake_up
+        print(f"  {e.rank:>3}. {e.row['participant']}"
+              + (f"  {key}={e.private[key]:.4f} (public {float(primary.get(key, 0)):.4f})"
+                 if key else "")
+              + f"  public rank {e.public_rank if e.public_rank is not None else '-'}"
+              + (f", shake-up {shake:+d}" if shake is not None else ""))
+    if args.row_out is not None:
+        args.row_out.parent.mkdir(parents=True, exist_ok=True)
+        args.row_out.write_text(json.dumps(report.row, sort_keys=True) + "\n",
+                                encoding="utf-8")
+        print(f"wrote the reveal row to {args.row_out} (record it with --from-row)")
+        return 0
+    if args.dry_run:
+        print("dry run: nothing written")
+        return 0
+    for path in report.pages:
+        print(f"wrote {path}")
+    print("appended the reveal row" if report.written else "already revealed: nothing new")
+    return 0
+
+
+def _record_row(args: argparse.Namespace, root: Path) -> int:
+    from evaluator.errors import ConfigError
+    from evaluator.repo.gitops import commit_and_push
+    from evaluator.repo.reveal import record_reveal
+
+    try:
+        row = json.loads(args.from_row.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"{args.from_row}: cannot read the reveal row: {err}") from None
+    if not isinstance(row, dict) or row.get("slug") != args.slug:
+        raise ConfigError(f"{args.from_row}: not a reveal row for {args.slug}")
+    if not args.push:
+        change = record_reveal(root, row, boards=track_boards(root))
+        print("recorded the reveal row" if change else "already revealed: nothing new")
+        return 0
+    report = commit_and_push(root, lambda: record_reveal(root, row, boards=track_boards(root)),
+                             remote=args.remote,
+                             branch=args.branch, env=push_env(root, args.remote))
+    print(f"pushed the reveal of {args.slug} (attempts {report.attempts})"
+          if report.pushed else "already revealed: nothing new")
+    return 0

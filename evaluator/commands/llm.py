@@ -14,6 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evaluator.commands._options import (
+    add_endpoint_options,
+    add_sampling_options,
+    context_tokens_option,
+    track_boards,
+)
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 from evaluator.paths import default_public_key, resolve_competition
@@ -87,38 +93,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     doc.set_defaults(func=cmd_doctor)
 
 
-def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> None:
-    """Which provider answers and how its exchanges are recorded or replayed.
-
-    Shared with `gnncb code llm run` so both tracks spell and default these the same way.
-    """
-    g.add_argument("--provider", choices=providers, default="openai")
-    g.add_argument("--base-url", default="https://api.openai.com/v1",
-                   help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (never stored)")
-    g.add_argument("--record", type=Path, help="save every exchange here for replay")
-    g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
-    g.add_argument("--strict-replay", action="store_true",
-                   help="replay: exact request-hash matches only")
-
-
-def add_sampling_options(g: argparse._ArgumentGroup) -> None:
-    """Sampling and API-call limits, shared with `gnncb code llm run` (same defaults)."""
-    g.add_argument("--temperature", type=float, default=0.0)
-    g.add_argument("--max-tokens", type=int, default=10_000)
-    g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
-    g.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    g.add_argument("--timeout", type=float, default=None,
-                   help="seconds per API call (default 600; 3600 for a server on 127.0.0.1 "
-                        "or localhost: CPU models are slow)")
-    g.add_argument("--retries", type=int, default=3)
-    g.add_argument("--context-tokens", type=int, default=None,
-                   help="the model's context window (see `gnncb llm doctor`); the oldest "
-                        "repair turns are dropped to fit it, and a conversation that cannot "
-                        "fit ends as the model's context_overflow failure")
-
-
 def _run_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("provider")
     add_endpoint_options(g, ["openai", "replay", "agent"])
@@ -189,13 +163,6 @@ def run_ledger(args: argparse.Namespace) -> Path:
     if args.ledger is not None:
         return args.ledger
     return Path(args.runs) / args.campaign / "ledger.jsonl"
-
-
-def context_tokens_option(args: argparse.Namespace) -> int | None:
-    value = getattr(args, "context_tokens", None)
-    if value is not None and value < 1:
-        raise ConfigError(f"--context-tokens {value}: must be positive")
-    return value
 
 
 def _provider_config(args: argparse.Namespace):
@@ -325,7 +292,6 @@ def cmd_publish(args: argparse.Namespace) -> int:
     import os
     from urllib.parse import urlparse
 
-    from evaluator.codetrack.board import boards_in
     from evaluator.llm.publish import publish_rows, read_rows
     from evaluator.paths import repo_root
     from evaluator.repo.gitops import Git, auth_env
@@ -341,7 +307,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
         git_env = auth_env(token, urlparse(url).hostname or "github.com")
     report = publish_rows(root, args.runs, rows, campaign=args.runs.name, remote=args.remote,
                           branch=args.branch, git_env=git_env,
-                          boards=boards_in(root / "competitions"))
+                          boards=track_boards(root))
     if report is None or report.commit is None:
         print(f"nothing to publish ({len(rows)} row(s) already recorded)")
     else:

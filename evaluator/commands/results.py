@@ -12,14 +12,13 @@ import sys
 from pathlib import Path
 
 from evaluator.ledger.store import Ledger
-from evaluator.paths import competitions_dir, default_ledger, repo_root
+from evaluator.paths import committed_campaigns, competitions_dir, default_ledger
 
 
 def _specs(args: argparse.Namespace) -> list:
-    from evaluator.commands.core import load_all_specs
+    from evaluator.competition.spec import load_specs
 
-    return [s for s in load_all_specs(args.competitions or competitions_dir())
-            if hasattr(s, "rules")]
+    return load_specs(args.competitions or competitions_dir())
 
 
 def _sources_dir(args: argparse.Namespace) -> Path:
@@ -50,14 +49,6 @@ def _dataset(args: argparse.Namespace) -> dict:
         runs = committed_campaigns()
     return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=runs,
                        load_runs=load_runs, classify=low_scoring)
-
-
-def committed_campaigns(root: Path | None = None) -> list[Path]:
-    """The GNN-track campaigns committed with the repository (`campaigns/NAME/gnn`, summaries
-    only). Why by default: they belong with the repository's ledger; a model that produced no
-    valid file there has no ledger row, and leaving it out would drop its failures."""
-    base = (root or repo_root()) / "campaigns"
-    return sorted(p for p in base.glob("*/gnn") if p.is_dir())
 
 
 def cmd_table(args: argparse.Namespace) -> int:

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_site_build(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from evaluator.commands.core import load_all_specs
+    from evaluator.codetrack.board import load_all_specs
     from evaluator.competition.boards import is_board
     from evaluator.render.site.parallel import Drawer, wanted
 

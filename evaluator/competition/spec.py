@@ -356,3 +356,9 @@ def load_spec(competition_dir: Path) -> CompetitionSpec:
         raise ConfigError(f"{path}: slug {spec.slug!r} does not match the folder name "
                           f"{Path(competition_dir).resolve().name!r}")
     return spec
+
+
+def load_specs(competitions: Path) -> list[CompetitionSpec]:
+    """The spec of every competition folder (one holding competition.yaml) under
+    `competitions`, in slug order."""
+    return [load_spec(p.parent) for p in sorted(Path(competitions).glob("*/competition.yaml"))]

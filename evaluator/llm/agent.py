@@ -71,9 +71,9 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
                 index, prompt=message, completion=None, parsed=None,
                 code=read_solution(workspace), result=result, check=check, workspace=workspace)
             if record["valid"]:
-                assert check.data is not None
+                assert check.checked is not None
                 session.discard_workspace(workspace)
-                return session.finish(check.data)
+                return session.finish(check.checked)
             if index < session.max_attempts:
                 message = session.feedback(index, None, result, check, workspace)
                 # the agent may have left a symlink (to a host file), a FIFO or a directory

@@ -24,7 +24,7 @@ from pathlib import Path
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.sandbox import Limits, SandboxResult, prepare_workspace, run
-from evaluator.submission.validate import all_ids, competition_ids, validate_predictions
+from evaluator.submission.seal import Checked, check_data
 
 PUBLIC_ENTRIES = ("README.md", "competition.yaml", "data")
 SOLUTION = "solution.py"
@@ -133,6 +133,7 @@ class Check:
     message: str  # empty when valid; else what the model is told
     rows: int = 0
     data: bytes | None = None
+    checked: Checked | None = None  # when valid: what the submission seals (no second read)
 
 
 def check_predictions(competition_dir: Path, spec: CompetitionSpec, workspace: Path) -> Check:
@@ -148,12 +149,11 @@ def check_predictions(competition_dir: Path, spec: CompetitionSpec, workspace: P
                                 f"sandbox refused it, so there is no {name}: write a regular "
                                 "file")
         return Check(False, f"{name} was not written to the working directory")
-    ids = all_ids(competition_ids(competition_dir, spec))
     try:
-        table = validate_predictions(data, spec, ids, filename=name)
+        checked = check_data(competition_dir, spec, data, filename=name)
     except Rejection as err:
         return Check(False, str(err), data=data)
-    return Check(True, "", rows=len(table), data=data)
+    return Check(True, "", rows=checked.rows, data=data, checked=checked)
 
 
 def read_solution(workspace: Path) -> str | None:

@@ -93,9 +93,9 @@ def run_api(competition: Path, model: str, provider: Provider, options: sessions
                 code=parsed.code or None, result=result, check=check, workspace=workspace,
                 trimmed_turns=trimmed)
             if record["valid"]:
-                assert check is not None and check.data is not None
+                assert check is not None and check.checked is not None
                 session.discard_workspace(workspace)
-                return session.finish(check.data)
+                return session.finish(check.checked)
             if index < session.max_attempts:
                 feedback = session.feedback(index, parsed, result, check, workspace,
                                             completion)

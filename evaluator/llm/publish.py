@@ -20,10 +20,10 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.store import SUBMISSION
 from evaluator.llm.runlog import find_runs
 from evaluator.llm.submit import SUBMISSION_DIR
-from evaluator.pipeline.evaluate import ENVELOPE_NAME
 from evaluator.repo.gitops import Change, PushReport, commit_and_push
 from evaluator.repo.record import record_submission
 from evaluator.submission import envelope
+from evaluator.submission.files import ENVELOPE_NAME
 
 LLM_ENTRANTS = ("llm-api", "llm-agent")
 

@@ -52,6 +52,7 @@ from evaluator.sandbox import (
     scrub_tree,
 )
 from evaluator.submission import keys
+from evaluator.submission.seal import Checked
 
 MAX_REPAIRS = 5  # GNN-CB: k <= 5
 FEEDBACK_STDERR_LINES, FEEDBACK_STDERR_CHARS = 50, 6000
@@ -320,7 +321,7 @@ class Session:
     def _protocol_facts(self) -> dict[str, Any]:
         return protocol_facts(self.summary, self.attempts)
 
-    def finish(self, predictions: bytes | None) -> dict[str, Any]:
+    def finish(self, predictions: Checked | None) -> dict[str, Any]:
         """Seal the valid predictions (status `sealed`) or record the failure (`failed`)."""
         self.summary.update(self._totals(), finished_at=now_iso())
         if predictions is None:
@@ -343,7 +344,7 @@ class Session:
             variant=self.variant.name, campaign=self.options.campaign,
             isolation_level=self.isolation.level, sandboxed=self.isolation.sandboxed,
             protocol=self._protocol_record())
-        seal_run(self.run, self.spec, predictions, public, meta)
+        seal_run(self.run, predictions, public, meta)
         self.summary.update(status=SEALED, repair_depth=depth, failure=None)
         write_summary(self.run, self.summary)
         self.echo(f"  sealed after {len(self.attempts)} attempt(s)")

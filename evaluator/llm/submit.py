@@ -19,15 +19,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
 from evaluator.paths import competitions_dir
-from evaluator.pipeline.evaluate import ENVELOPE_NAME, METADATA_NAME, evaluate_dir
-from evaluator.submission import envelope
+from evaluator.pipeline.evaluate import evaluate_dir
+from evaluator.submission.files import ENVELOPE_NAME, METADATA_NAME
 from evaluator.submission.identity import entrant_of, platform_participant
-from evaluator.submission.metadata import LLMRun, Metadata, dump_metadata, parse_metadata
+from evaluator.submission.metadata import LLMRun, Metadata, parse_metadata
+from evaluator.submission.seal import Checked, write_submission
 
 SUBMISSION_DIR = "submission"
 MAX_NAME = 64
@@ -66,14 +66,11 @@ def make_metadata(*, participant: str, entrant: str, model: str, provider: str,
     )
 
 
-def seal_run(run: Path, spec: CompetitionSpec, predictions: bytes,
-             public_key: rsa.RSAPublicKey, meta: Metadata) -> Path:
-    """Write `submission/predictions.csv.enc` + `metadata.json`, exactly as `gnncb encrypt`."""
+def seal_run(run: Path, checked: Checked, public_key: rsa.RSAPublicKey, meta: Metadata) -> Path:
+    """Write `submission/predictions.csv.enc` + `metadata.json` with `gnncb encrypt`'s writer,
+    sealing the bytes the run's check validated."""
     folder = Path(run) / SUBMISSION_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    claims = envelope.prediction_claims(spec.slug, spec.version, meta.participant.lower())
-    (folder / ENVELOPE_NAME).write_bytes(envelope.seal(predictions, public_key, claims))
-    (folder / METADATA_NAME).write_text(dump_metadata(meta), encoding="utf-8")
+    write_submission(checked, public_key, meta, folder / ENVELOPE_NAME)
     return folder
 
 

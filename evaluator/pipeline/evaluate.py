@@ -30,11 +30,10 @@ from evaluator.ledger.store import (
 from evaluator.scoring.clusters import load_clusters
 from evaluator.scoring.score import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
 from evaluator.submission import envelope
+from evaluator.submission.files import ENVELOPE_NAME, METADATA_NAME, read_limited
 from evaluator.submission.metadata import MAX_METADATA_BYTES, Metadata, parse_metadata
 from evaluator.submission.validate import all_ids, competition_ids, read_table, validate_predictions
 
-ENVELOPE_NAME = "predictions.csv.enc"
-METADATA_NAME = "metadata.json"
 # base64url grows data by 4/3; the header, key wrap and IV add a few kilobytes at most.
 ENVELOPE_OVERHEAD = 8192
 
@@ -62,29 +61,6 @@ class Admission:
 
 def max_envelope_bytes(spec: CompetitionSpec) -> int:
     return spec.submission.max_bytes * 4 // 3 + ENVELOPE_OVERHEAD
-
-
-def read_limited(path: Path, limit: int, *, what: str = "file") -> bytes:
-    """At most `limit` bytes of `path`, or a size Rejection; never more in memory.
-
-    Why not `stat` + `read_bytes`: a device (`/dev/zero`), a pipe or a FIFO reports size 0 and
-    never ends, and a file can grow between the two calls; reading `limit + 1` bytes is the one
-    bound that holds for all of them.
-    """
-    path = Path(path)
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except IsADirectoryError:
-        raise Rejection(f"{path} is a folder, not a {what}", code="missing-file") from None
-    except FileNotFoundError:
-        raise Rejection(f"{path} not found", code="missing-file") from None
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-    if len(data) > limit:
-        raise Rejection(f"{path} is larger than the limit of {limit:,} bytes for a {what}; "
-                        "stopped reading there", code="too-large")
-    return data
 
 
 def load_labels(competition_dir: Path, spec: CompetitionSpec,

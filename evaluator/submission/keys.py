@@ -95,6 +95,15 @@ def load_public_key(data: bytes, *, source: str = "public key") -> rsa.RSAPublic
     return key
 
 
+def read_public_key(path: Path) -> rsa.RSAPublicKey:
+    """The public key in the PEM file `path` (what `--public-key` names)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read public key: {err.strerror}") from None
+    return load_public_key(data, source=str(path))
+
+
 def load_private_keys(pem_text: str, *,
                       source: str = "private key") -> dict[str, rsa.RSAPrivateKey]:
     """All RSA private keys in a PEM bundle, by kid (several keys = rotation)."""

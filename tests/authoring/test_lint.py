@@ -18,9 +18,9 @@ import yaml
 from evaluator.authoring.build import seal_labels
 from evaluator.authoring.lint import lint_competition
 from evaluator.cli import main as gnncb
-from evaluator.commands.competition import render_readme
 from evaluator.competition.spec import load_spec
 from evaluator.pipeline.evaluate import load_labels
+from evaluator.render.readme import render_readme
 from tests.helpers.paths import REPO, SHARED
 
 FILES = {
@@ -200,7 +200,7 @@ COMPETITIONS = sorted(p.parent.name for p in (REPO / "competitions").glob("*/com
 
 @pytest.mark.parametrize("slug", COMPETITIONS)
 def test_every_committed_competition_lints_clean(slug):
-    from evaluator.commands.competition import render_readme
+    from evaluator.render.readme import render_readme
 
     assert lint_competition(REPO / "competitions" / slug, render_readme=render_readme) == []
 
@@ -211,7 +211,7 @@ def test_every_committed_competition_lints_clean_with_the_key(slug):
     path = SHARED / "secrets" / "deploy-private.pem"
     if not path.is_file():
         pytest.skip("../shared/secrets is absent (fresh clone)")
-    from evaluator.commands.competition import render_readme
+    from evaluator.render.readme import render_readme
     from evaluator.submission import keys
 
     private = keys.load_private_keys(path.read_text())

@@ -19,10 +19,11 @@ import pytest
 from scipy import sparse
 
 from evaluator.authoring.build import read_seed
+from evaluator.authoring.folders import run_build
 from evaluator.authoring.lint import MAX_PUBLIC_BYTES, lint_competition
-from evaluator.commands.competition import render_readme, run_build
 from evaluator.competition.spec import load_spec
 from evaluator.pipeline.evaluate import load_labels
+from evaluator.render.readme import render_readme
 from evaluator.submission import keys
 from evaluator.submission.validate import all_ids, competition_ids
 from tests.helpers.paths import REPO, SHARED

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluator.cli import main
-from evaluator.commands.core import load_all_specs
+from evaluator.codetrack.board import load_all_specs
 from evaluator.competition.spec import load_spec
 from evaluator.ledger.store import Ledger
 from evaluator.render.results import api, conformance

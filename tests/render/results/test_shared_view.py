@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from evaluator.commands.core import load_all_specs
+from evaluator.codetrack.board import load_all_specs
 from evaluator.ledger.ranking import standings_by_competition
 from evaluator.ledger.store import active_submissions
 from evaluator.paths import competitions_dir

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import main
-from evaluator.commands.core import load_all_specs
+from evaluator.codetrack.board import load_all_specs
 from evaluator.ledger.ranking import standings_by_competition
 from evaluator.paths import competitions_dir
 from evaluator.render.boards import prepare, standings_csv, write_leaderboards

@@ -1,0 +1,98 @@
+"""Helpers several verbs share: key loading, the push credentials, the LLM endpoint options.
+
+Why one module: `gnncb ci`, `gnncb ledger` and `gnncb competition reveal` must load keys the
+same way (rotation included), and `gnncb llm` and `gnncb code llm run` must spell and default
+their provider options the same way; each verb's module stays importable on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from evaluator.errors import ConfigError
+from evaluator.submission import keys
+
+PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
+
+
+def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
+    """Keys from files, else $GNNCB_PRIVATE_KEY plus the optional previous key (rotation)."""
+    if paths:
+        return keys.private_keys_from(paths)
+    found = keys.private_keys_from(None)
+    previous = os.environ.get(PREVIOUS_KEY_ENV, "")
+    if previous.strip():
+        found |= keys.load_private_keys(previous, source=f"${PREVIOUS_KEY_ENV}")
+    return found
+
+
+def token() -> str:
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
+    if not token:
+        raise ConfigError("set GITHUB_TOKEN (the workflow passes github.token) to call the API")
+    return token
+
+
+def push_env(root: Path, remote: str) -> dict[str, str] | None:
+    """Git environment that authenticates pushes to an https `remote` with the job's token.
+
+    None for other remotes (ssh, local paths in tests): they bring their own credentials.
+    """
+    from evaluator.repo.gitops import Git, auth_env
+
+    url = Git(root).out("remote", "get-url", remote)
+    if not url.startswith("https://"):
+        return None
+    return auth_env(token(), urlparse(url).hostname or "github.com")
+
+
+def track_boards(root: Path) -> list[Any]:
+    """The code track's boards, so re-rendered pages keep the track's board and index entry."""
+    from evaluator.codetrack.board import boards_in
+
+    return list(boards_in(Path(root) / "competitions"))
+
+
+def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> None:
+    """Which provider answers and how its exchanges are recorded or replayed.
+
+    Shared with `gnncb code llm run` so both tracks spell and default these the same way.
+    """
+    g.add_argument("--provider", choices=providers, default="openai")
+    g.add_argument("--base-url", default="https://api.openai.com/v1",
+                   help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (never stored)")
+    g.add_argument("--record", type=Path, help="save every exchange here for replay")
+    g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
+    g.add_argument("--strict-replay", action="store_true",
+                   help="replay: exact request-hash matches only")
+
+
+def add_sampling_options(g: argparse._ArgumentGroup) -> None:
+    """Sampling and API-call limits, shared with `gnncb code llm run` (same defaults)."""
+    g.add_argument("--temperature", type=float, default=0.0)
+    g.add_argument("--max-tokens", type=int, default=10_000)
+    g.add_argument("--seed", type=int, default=25, help="sent where supported (default 25)")
+    g.add_argument("--no-seed", action="store_true", help="do not send a seed")
+    g.add_argument("--timeout", type=float, default=None,
+                   help="seconds per API call (default 600; 3600 for a server on 127.0.0.1 "
+                        "or localhost: CPU models are slow)")
+    g.add_argument("--retries", type=int, default=3)
+    g.add_argument("--context-tokens", type=int, default=None,
+                   help="the model's context window (see `gnncb llm doctor`); the oldest "
+                        "repair turns are dropped to fit it, and a conversation that cannot "
+                        "fit ends as the model's context_overflow failure")
+
+
+def context_tokens_option(args: argparse.Namespace) -> int | None:
+    value = getattr(args, "context_tokens", None)
+    if value is not None and value < 1:
+        raise ConfigError(f"--context-tokens {value}: must be positive")
+    return value

@@ -1,0 +1,60 @@
+"""`gnncb keys init | kid | reseal`: the platform's key pairs and the hidden labels' seal."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evaluator.paths import competition_arg, default_public_key
+from evaluator.submission import keys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("keys", help="manage key pairs")
+    ks = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    k = ks.add_parser("init", help="create private.pem (0600) and public.pem; print the kid")
+    k.add_argument("--out", type=Path, required=True, help="directory to write the pair into")
+    k.add_argument("--bits", type=int, default=4096)
+    k.set_defaults(func=cmd_keys_init)
+    k = ks.add_parser("kid", help="print the kid (RFC 7638 thumbprint) of a public key")
+    k.add_argument("public_key", type=Path)
+    k.set_defaults(func=cmd_keys_kid)
+    k = ks.add_parser("reseal", help="re-encrypt hidden labels to a new key (rotation) or to the "
+                      "current competition version, without the raw data or the build seed")
+    k.add_argument("competitions", nargs="+", type=competition_arg,
+                   help="slugs or folders (default key: keys/platform-public.pem)")
+    k.add_argument("--private-key", type=Path, action="append",
+                   help="PEM that opens the labels now (repeatable); default: $GNNCB_PRIVATE_KEY")
+    k.add_argument("--public-key", type=Path, help="the new public key; default: "
+                   "keys/platform-public.pem")
+    k.add_argument("--dry-run", action="store_true", help="open and re-seal in memory only")
+    k.set_defaults(func=cmd_keys_reseal)
+
+def cmd_keys_init(args: argparse.Namespace) -> int:
+    kid = keys.generate(args.out, bits=args.bits)
+    print(f"wrote {args.out / 'private.pem'} (mode 0600, keep it secret) and "
+          f"{args.out / 'public.pem'}")
+    print(f"kid: {kid}")
+    return 0
+
+
+def cmd_keys_kid(args: argparse.Namespace) -> int:
+    print(keys.thumbprint(keys.load_public_key(args.public_key.read_bytes(),
+                                               source=str(args.public_key))))
+    return 0
+
+
+def cmd_keys_reseal(args: argparse.Namespace) -> int:
+    from evaluator.submission.reseal import reseal_competition
+
+    private = keys.private_keys_from(args.private_key)
+    public = keys.read_public_key(args.public_key or default_public_key())
+    for folder in args.competitions:
+        for r in reseal_competition(folder, private, public, dry_run=args.dry_run):
+            verb = "would re-seal" if args.dry_run else "re-sealed"
+            print(f"{verb} {r.path}: key {r.old_kid[:12]}... -> {r.new_kid[:12]}..., "
+                  f"version {r.old_version} -> {r.new_version}")
+    if not args.dry_run:
+        print("commit the changed hidden/*.jwe files; the old private key is no longer needed "
+              "for them")
+    return 0
