@@ -2,30 +2,49 @@
 
 Why: the design card puts `templates/`, `competitions/`, `keys/` and `leaderboard/` at the top
 of the repository, beside the package, and the tools run from a checkout (`pip install -e .`).
-`GNNCB_ROOT` overrides the location for tools run elsewhere.
+`GNNCB_ROOT` overrides the location for tools run elsewhere. A wheel also carries a copy of
+`templates/` inside the package (`evaluator/_templates/`, put there by setup.py's build step),
+so an installed `gnncb` renders boards and runs `gnncb demo` outside any checkout.
 """
 
 from __future__ import annotations
 
-import os
+from importlib import resources
 from pathlib import Path
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 
 
 def repo_root() -> Path:
-    env = os.environ.get("GNNCB_ROOT")
+    env = settings.root()
     if env:
         return Path(env)
     return Path(__file__).resolve().parent.parent
 
 
+PACKAGED_TEMPLATES = "_templates"  # where setup.py's build step copies templates/ in a wheel
+
+
 def templates_dir() -> Path:
-    path = repo_root() / "templates"
-    if not path.is_dir():
-        raise ConfigError(f"{path}: templates folder not found; run from a gnncb checkout "
-                          "installed with `pip install -e .` or set GNNCB_ROOT")
-    return path
+    """The repository's `templates/` when there is one (a checkout, or `GNNCB_ROOT` holding
+    its own), else the copy a wheel carries inside the package.
+
+    Why the checkout first: maintainers edit the top-level folder and must see their edits
+    without reinstalling. Outside a checkout `repo_root()` is the installation's
+    site-packages, whose stray `templates/` (another distribution's) must not be taken for
+    ours, so a top-level folder counts only beside a pyproject.toml or under `GNNCB_ROOT`.
+    """
+    root = repo_root()
+    top = root / "templates"
+    if top.is_dir() and (settings.root() or (root / "pyproject.toml").is_file()):
+        return top
+    packaged = resources.files("evaluator") / PACKAGED_TEMPLATES
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    raise ConfigError(f"{top}: templates folder not found, and this installation of gnncb "
+                      "carries no copy; run from a gnncb checkout installed with "
+                      "`pip install -e .`, install a wheel built from one, or set GNNCB_ROOT")
 
 
 def competitions_dir() -> Path:

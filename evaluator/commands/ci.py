@@ -16,12 +16,13 @@ from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator import settings
 from evaluator.commands import GROUPS
 from evaluator.errors import ConfigError
 from evaluator.paths import competition_slug, repo_root
 from evaluator.submission import keys
 
-PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
+PREVIOUS_KEY_ENV = settings.PRIVATE_KEY_PREVIOUS.name
 DEFAULT_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
 
 
@@ -95,7 +96,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                                                        "https://api.github.com"))
     p.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL",
                                                           "https://github.com"))
-    p.add_argument("--bot-login", default=os.environ.get("GNNCB_BOT_LOGIN") or DEFAULT_BOT,
+    p.add_argument("--bot-login", default=settings.bot_login() or DEFAULT_BOT,
                    help="account whose comments carry the bot's answers (default: "
                         "$GNNCB_BOT_LOGIN or github-actions[bot])")
 
@@ -118,7 +119,7 @@ def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
     if paths:
         return keys.private_keys_from(paths)
     found = keys.private_keys_from(None)
-    previous = os.environ.get(PREVIOUS_KEY_ENV, "")
+    previous = settings.previous_private_key_pem()
     if previous.strip():
         found |= keys.load_private_keys(previous, source=f"${PREVIOUS_KEY_ENV}")
     return found

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 from evaluator.sandbox import fs as sandbox_fs
 from evaluator.sandbox.channel import (  # noqa: F401 - re-exported for callers
@@ -314,7 +315,7 @@ def detect_isolation() -> Isolation:
     return Isolation(False, False, False, False, "none", detail=reason)
 
 
-CGROUP_ENV = "GNNCB_SANDBOX_CGROUP"  # a cgroup v2 directory prepared for the judge's runs
+CGROUP_ENV = settings.SANDBOX_CGROUP.name  # a cgroup v2 directory prepared for the judge's runs
 
 
 @functools.cache
@@ -328,7 +329,7 @@ def cgroup_parent() -> tuple[Path | None, str]:
         return None, f"cgroups need Linux, this is {sys.platform}"
     if os.geteuid() != 0:
         return None, "not root (per-run cgroups need it)"
-    explicit = os.environ.get(CGROUP_ENV)
+    explicit = settings.sandbox_cgroup()
     if explicit:
         candidates = [Path(explicit)]
     else:
