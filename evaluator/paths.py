@@ -26,23 +26,32 @@ def repo_root() -> Path:
 PACKAGED_TEMPLATES = "_templates"  # where setup.py's build step copies templates/ in a wheel
 
 
-def templates_dir() -> Path:
-    """The repository's `templates/` when there is one (a checkout, or `GNNCB_ROOT` holding
-    its own), else the copy a wheel carries inside the package.
+def package_checkout() -> Path | None:
+    """The repository the package is imported from when that is a checkout (an editable
+    install, or the checkout on PYTHONPATH); None for a wheel installed in site-packages,
+    whose parent folder is no repository (another distribution may have put a `templates/`
+    there)."""
+    top = Path(__file__).resolve().parent.parent
+    return top if (top / "pyproject.toml").is_file() else None
 
-    Why the checkout first: maintainers edit the top-level folder and must see their edits
-    without reinstalling. Outside a checkout `repo_root()` is the installation's
-    site-packages, whose stray `templates/` (another distribution's) must not be taken for
-    ours, so a top-level folder counts only beside a pyproject.toml or under `GNNCB_ROOT`.
+
+def templates_dir() -> Path:
+    """`$GNNCB_ROOT/templates` if there is one, else the package's checkout's `templates/`,
+    else the copy a wheel carries inside the package.
+
+    Why the top-level folders first: maintainers edit them and must see their edits without
+    reinstalling.
     """
-    root = repo_root()
-    top = root / "templates"
-    if top.is_dir() and (settings.root() or (root / "pyproject.toml").is_file()):
-        return top
+    root, checkout = settings.root(), package_checkout()
+    candidates = [Path(top) / "templates" for top in (root, checkout) if top is not None]
+    for folder in candidates:
+        if folder.is_dir():
+            return folder
     packaged = resources.files("evaluator") / PACKAGED_TEMPLATES
     if isinstance(packaged, Path) and packaged.is_dir():
         return packaged
-    raise ConfigError(f"{top}: templates folder not found, and this installation of gnncb "
+    tried = ", ".join(str(f) for f in candidates) or "no checkout"
+    raise ConfigError(f"templates folder not found ({tried}), and this installation of gnncb "
                       "carries no copy; run from a gnncb checkout installed with "
                       "`pip install -e .`, install a wheel built from one, or set GNNCB_ROOT")
 

@@ -113,12 +113,18 @@ def test_templates_under_gnncb_root_win(monkeypatch, tmp_path: Path) -> None:
     assert paths.templates_dir() == tmp_path / "templates"
 
 
-def test_a_stray_templates_folder_beside_an_installed_package_is_not_ours(monkeypatch,
-                                                                          tmp_path: Path) -> None:
-    """An installed package's repo_root() is site-packages; another distribution's
-    `templates/` there is no gnncb checkout (and this checkout's package has no wheel copy)."""
-    (tmp_path / "templates").mkdir()
+def test_gnncb_root_without_templates_falls_back_to_the_checkout(monkeypatch,
+                                                                 tmp_path: Path) -> None:
+    monkeypatch.setenv("GNNCB_ROOT", str(tmp_path))
+    assert paths.templates_dir() == REPO / "templates"
+
+
+def test_a_templates_folder_beside_an_installed_package_is_not_ours(monkeypatch) -> None:
+    """Installed from a wheel, the package's parent is site-packages: a `templates/` there
+    (another distribution's) is never taken for ours; this checkout's package has no copy of
+    its own, so nothing is found."""
     monkeypatch.delenv("GNNCB_ROOT", raising=False)
-    monkeypatch.setattr(paths, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "package_checkout", lambda: None)
+    assert (paths.repo_root() / "templates").is_dir()  # beside the package, as in the story
     with pytest.raises(ConfigError, match="templates folder not found"):
         paths.templates_dir()
