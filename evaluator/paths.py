@@ -2,30 +2,58 @@
 
 Why: the design card puts `templates/`, `competitions/`, `keys/` and `leaderboard/` at the top
 of the repository, beside the package, and the tools run from a checkout (`pip install -e .`).
-`GNNCB_ROOT` overrides the location for tools run elsewhere.
+`GNNCB_ROOT` overrides the location for tools run elsewhere. A wheel also carries a copy of
+`templates/` inside the package (`evaluator/_templates/`, put there by setup.py's build step),
+so an installed `gnncb` renders boards and runs `gnncb demo` outside any checkout.
 """
 
 from __future__ import annotations
 
-import os
+from importlib import resources
 from pathlib import Path
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 
 
 def repo_root() -> Path:
-    env = os.environ.get("GNNCB_ROOT")
+    env = settings.root()
     if env:
         return Path(env)
     return Path(__file__).resolve().parent.parent
 
 
+PACKAGED_TEMPLATES = "_templates"  # where setup.py's build step copies templates/ in a wheel
+
+
+def package_checkout() -> Path | None:
+    """The repository the package is imported from when that is a checkout (an editable
+    install, or the checkout on PYTHONPATH); None for a wheel installed in site-packages,
+    whose parent folder is no repository (another distribution may have put a `templates/`
+    there)."""
+    top = Path(__file__).resolve().parent.parent
+    return top if (top / "pyproject.toml").is_file() else None
+
+
 def templates_dir() -> Path:
-    path = repo_root() / "templates"
-    if not path.is_dir():
-        raise ConfigError(f"{path}: templates folder not found; run from a gnncb checkout "
-                          "installed with `pip install -e .` or set GNNCB_ROOT")
-    return path
+    """`$GNNCB_ROOT/templates` if there is one, else the package's checkout's `templates/`,
+    else the copy a wheel carries inside the package.
+
+    Why the top-level folders first: maintainers edit them and must see their edits without
+    reinstalling.
+    """
+    root, checkout = settings.root(), package_checkout()
+    candidates = [Path(top) / "templates" for top in (root, checkout) if top is not None]
+    for folder in candidates:
+        if folder.is_dir():
+            return folder
+    packaged = resources.files("evaluator") / PACKAGED_TEMPLATES
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    tried = ", ".join(str(f) for f in candidates) or "no checkout"
+    raise ConfigError(f"templates folder not found ({tried}), and this installation of gnncb "
+                      "carries no copy; run from a gnncb checkout installed with "
+                      "`pip install -e .`, install a wheel built from one, or set GNNCB_ROOT")
 
 
 def competitions_dir() -> Path:

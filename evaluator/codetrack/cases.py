@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from evaluator import __version__
+from evaluator import __version__, settings
 from evaluator.codetrack.costmodel import limit_seconds, model_seconds
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.errors import ConfigError
@@ -660,7 +660,7 @@ class CaseSet:
 
 def default_cache_dir() -> Path:
     """Where generated sets live: $GNNCB_CACHE, else `runs/codetrack/` (git-ignored)."""
-    env = os.environ.get("GNNCB_CACHE")
+    env = settings.cache()
     return Path(env) / "codetrack" if env else repo_root() / "runs" / "codetrack"
 
 

@@ -15,10 +15,11 @@ from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 from evaluator.submission import keys
 
-PREVIOUS_KEY_ENV = "GNNCB_PRIVATE_KEY_PREVIOUS"
+PREVIOUS_KEY_ENV = settings.PRIVATE_KEY_PREVIOUS.name
 
 
 def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
@@ -26,7 +27,7 @@ def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
     if paths:
         return keys.private_keys_from(paths)
     found = keys.private_keys_from(None)
-    previous = os.environ.get(PREVIOUS_KEY_ENV, "")
+    previous = settings.previous_private_key_pem()
     if previous.strip():
         found |= keys.load_private_keys(previous, source=f"${PREVIOUS_KEY_ENV}")
     return found

@@ -16,6 +16,7 @@ import argparse
 import os
 from pathlib import Path
 
+from evaluator import settings
 from evaluator.commands import GROUPS
 from evaluator.commands._options import PREVIOUS_KEY_ENV, load_keys, push_env, token
 from evaluator.errors import ConfigError
@@ -77,7 +78,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                                                        "https://api.github.com"))
     p.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL",
                                                           "https://github.com"))
-    p.add_argument("--bot-login", default=os.environ.get("GNNCB_BOT_LOGIN") or DEFAULT_BOT,
+    p.add_argument("--bot-login", default=settings.bot_login() or DEFAULT_BOT,
                    help="account whose comments carry the bot's answers (default: "
                         "$GNNCB_BOT_LOGIN or github-actions[bot])")
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 from evaluator.paths import competitions_dir, default_ledger
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--out", type=Path, required=True, help="directory to write the site into")
     b.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
     b.add_argument("--competitions", type=Path, help="default: competitions/")
-    b.add_argument("--repo-url", default=os.environ.get("GNNCB_REPO_URL") or None,
+    b.add_argument("--repo-url", default=settings.repo_url(),
                    help="https:// address of the repository, for links to READMEs and pull "
                         "requests (default: $GNNCB_REPO_URL; none: pages name the paths)")
     b.add_argument("--only", action="append", metavar="SLUG",

@@ -44,10 +44,6 @@ def register(board: Board) -> Board:
     return board
 
 
-def registered() -> dict[str, Board]:
-    return dict(_REGISTRY)
-
-
 def is_board(obj: object) -> bool:
     """A track board (renders its own page), as opposed to a competition.yaml spec."""
     return callable(getattr(obj, "markdown_page", None))

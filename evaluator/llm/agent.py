@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 from evaluator.llm import session as sessions
 from evaluator.llm.execute import check_predictions, make_workspace, read_solution, run_command
@@ -55,14 +56,10 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
         write_file(workspace, PROMPT_FILE, session.prompt.text.encode())
         message = session.prompt.text
         for index in range(1, session.max_attempts + 1):
-            env = {
-                "GNNCB_PROMPT_FILE": PROMPT_FILE,
-                "GNNCB_FEEDBACK_FILE": FEEDBACK_FILE if index > 1 else "",
-                "GNNCB_ATTEMPT": str(index),
-                "GNNCB_MAX_ATTEMPTS": str(session.max_attempts),
-                "GNNCB_MODEL": model,
-                "GNNCB_WALL_SECONDS": f"{session.limits.wall_seconds:g}",
-            }
+            env = settings.agent_environment(
+                prompt_file=PROMPT_FILE, feedback_file=FEEDBACK_FILE if index > 1 else "",
+                attempt=index, max_attempts=session.max_attempts, model=model,
+                wall_seconds=session.limits.wall_seconds)
             result = run_command(list(agent.argv), workspace, session.limits, env=env,
                                  readonly_paths=tuple(agent.mounts),
                                  require_sandbox=options.require_sandbox)

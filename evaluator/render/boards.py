@@ -32,6 +32,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from evaluator import settings
 from evaluator.competition.boards import boards_for, is_board
 from evaluator.competition.schedule import REVEAL, revealed
 from evaluator.competition.spec import CompetitionSpec
@@ -144,7 +145,7 @@ def site_url() -> str | None:
     GitHub Pages address, where `.github/workflows/pages.yml` publishes the site
     (`https://OWNER.github.io/REPO/`, from the `GITHUB_REPOSITORY` every job has), so the
     boards the publish jobs commit link to the site with no configuration; else None."""
-    url = os.environ.get("GNNCB_SITE_URL", "").strip()
+    url = settings.site_url()
     if not url:
         url = pages_url() or ""
     if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:[0-9]+)?(/[A-Za-z0-9._~\-/]*)?", url):

@@ -18,10 +18,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluator import settings
 from evaluator.sandbox import fs as sandbox_fs
 from evaluator.sandbox.types import MEMORY_CGROUP, MEMORY_RLIMIT, Limits, SandboxError
 
-CGROUP_ENV = "GNNCB_SANDBOX_CGROUP"  # a cgroup v2 directory prepared for the judge's runs
+CGROUP_ENV = settings.SANDBOX_CGROUP.name  # a cgroup v2 directory prepared for the judge's runs
 
 
 @functools.cache
@@ -35,7 +36,7 @@ def cgroup_parent() -> tuple[Path | None, str]:
         return None, f"cgroups need Linux, this is {sys.platform}"
     if os.geteuid() != 0:
         return None, "not root (per-run cgroups need it)"
-    explicit = os.environ.get(CGROUP_ENV)
+    explicit = settings.sandbox_cgroup()
     if explicit:
         candidates = [Path(explicit)]
     else:

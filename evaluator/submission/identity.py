@@ -34,10 +34,6 @@ def is_login(name: str) -> bool:
     return bool(re.fullmatch(LOGIN_RE, name))
 
 
-def is_platform(name: str) -> bool:
-    return SEPARATOR in name
-
-
 def platform_participant(entrant: str, name: str) -> str:
     """`<namespace>:<name>` for a platform entrant; raises ValueError for a bad name."""
     if entrant not in NAMESPACES:

@@ -17,6 +17,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator import settings
 from evaluator.errors import ConfigError
 
 MIN_RSA_BITS = 3072
@@ -124,8 +125,7 @@ def load_private_keys(pem_text: str, *,
     return keys
 
 
-def private_keys_from(paths: list[Path] | None, env_var: str = "GNNCB_PRIVATE_KEY"
-                      ) -> dict[str, rsa.RSAPrivateKey]:
+def private_keys_from(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
     """Keys from `--private-key` files, else from the environment variable holding PEM text."""
     keys: dict[str, rsa.RSAPrivateKey] = {}
     if paths:
@@ -136,7 +136,7 @@ def private_keys_from(paths: list[Path] | None, env_var: str = "GNNCB_PRIVATE_KE
                 raise ConfigError(f"{path}: cannot read private key: {err}") from None
             keys.update(load_private_keys(text, source=str(path)))
         return keys
-    text = os.environ.get(env_var, "")
+    text, env_var = settings.private_key_pem(), settings.PRIVATE_KEY.name
     if not text.strip():
         raise ConfigError(f"no private key: pass --private-key PEM or set {env_var} "
                           "to the PEM text")

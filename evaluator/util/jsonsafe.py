@@ -95,8 +95,3 @@ def loads_bytes(data: bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     except UnicodeDecodeError as err:
         raise UntrustedJSON(f"not UTF-8 (byte {err.start})") from None
     return loads(text, max_depth=max_depth)
-
-
-def dumps_finite(value: Any, **kwargs: Any) -> str:
-    """`json.dumps` that refuses NaN and infinities instead of writing non-JSON tokens."""
-    return json.dumps(value, allow_nan=False, **kwargs)

@@ -9,18 +9,13 @@ validation predicts: 2 tuning runs, declared on the row. `--smoke` runs 3 epochs
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from sklearn.preprocessing import StandardScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.models import GCN, SAGE  # noqa: E402
-from evaluator.gnn.nodelevel import fit_node_classifier, node_tensors  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.models import GCN, SAGE
+from evaluator.gnn.nodelevel import fit_node_classifier, node_tensors
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 CANDIDATES = {"GCN": GCN, "GraphSAGE": SAGE}
 HIDDEN, DROPOUT, LR, WEIGHT_DECAY, EPOCHS, PATIENCE = 32, 0.3, 0.01, 5e-4, 200, 30

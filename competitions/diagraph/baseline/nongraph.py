@@ -8,19 +8,14 @@ Run from the competition folder:  python baseline/nongraph.py --data data --out 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import f1_score  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 CANDIDATES = {"C=0.01": 0.01, "C=1": 1.0, "C=100": 100.0}
 

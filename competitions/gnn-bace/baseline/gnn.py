@@ -13,16 +13,11 @@ The model, the loader and the training loop are in evaluator/gnn/graphlevel.py.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
-from evaluator.gnn.graphlevel import GINE, fit_binary_classifier, load_graph_task  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID
+from evaluator.gnn.graphlevel import GINE, fit_binary_classifier, load_graph_task
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 TARGET = "label"
 TEST_FILES = ["test_ids.csv"]

@@ -8,16 +8,11 @@ this is the reference a GNN has to beat to show that the citations carry signal.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import accuracy_score  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
 
 C_GRID = (0.01, 0.1, 1.0)
 

@@ -10,23 +10,20 @@ Run from the competition folder:  python baseline/nongraph.py --data data --out 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import f1_score  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID, read_graph_labels  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID, read_graph_labels
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 TARGET = "label"
 CANDIDATES = {"C=0.1": 0.1, "C=1": 1.0, "C=10": 10.0}

@@ -9,19 +9,14 @@ Features and fitting: evaluator/gnn/graphdata.py and evaluator/gnn/tabular.py.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
-from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.tabular import fit_on_pooled_features  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID
+from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything
+from evaluator.gnn.tabular import fit_on_pooled_features
 
 TARGET = "label"
 TEST_FILES = ["test_ideal_ids.csv", "test_perturbed_ids.csv"]

@@ -12,18 +12,14 @@ formulations) makes the predictions: 2 tuning runs, declared on the row.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
+import pandas as pd
 
-import pandas as pd  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
-from evaluator.gnn.graphlevel import GINE, fit_range_scaled_regressor, load_graph_task  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID
+from evaluator.gnn.graphlevel import GINE, fit_range_scaled_regressor, load_graph_task
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 TARGETS = ["pressure", "temperature", "speed"]
 CANDIDATES = {"1 layer": 1, "2 layers": 2}  # chosen on validation NMAE

@@ -9,20 +9,15 @@ Run from the competition folder:  python baseline/nongraph.py --data data --out 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import numpy as np
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.model_selection import train_test_split
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-import numpy as np  # noqa: E402
-from sklearn.ensemble import RandomForestRegressor  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID, pooled_features, read_graph_labels  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
-from evaluator.metrics import nmae  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID, pooled_features, read_graph_labels
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
+from evaluator.metrics import nmae
 
 TARGETS = ["pressure", "temperature", "speed"]
 CANDIDATES = {"min leaf 1": 1, "min leaf 3": 3, "min leaf 10": 10}

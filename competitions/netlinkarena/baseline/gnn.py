@@ -11,20 +11,16 @@ scores the validation links are added to the graph, as the README allows.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from sklearn.metrics import roc_auc_score
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from sklearn.metrics import roc_auc_score  # noqa: E402
-
-from evaluator.gnn.data import load_features, positions, write_predictions  # noqa: E402
-from evaluator.gnn.models import GCN, edge_tensor, to_tensor  # noqa: E402
-from evaluator.gnn.runtime import Stopwatch, baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import load_features, positions, write_predictions
+from evaluator.gnn.models import GCN, edge_tensor, to_tensor
+from evaluator.gnn.runtime import Stopwatch, baseline_args, report, seed_everything
 
 HIDDEN, OUT, DROPOUT, LR, EPOCHS, PATIENCE = 128, 64, 0.2, 0.01, 300, 40
 

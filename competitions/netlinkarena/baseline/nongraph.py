@@ -9,17 +9,12 @@ train_pairs.csv; C picked on val_pairs.csv.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-import pandas as pd  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import roc_auc_score  # noqa: E402
-
-from evaluator.gnn.data import load_features, positions, write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import load_features, positions, write_predictions
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
 
 C_GRID = (0.1, 1.0, 10.0)
 

@@ -9,15 +9,10 @@ Class-weighted loss (the metric is macro-F1); the loop is evaluator/gnn/nodeleve
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.models import GCN  # noqa: E402
-from evaluator.gnn.nodelevel import fit_node_classifier, node_tensors  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.models import GCN
+from evaluator.gnn.nodelevel import fit_node_classifier, node_tensors
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
 
 HIDDEN, DROPOUT, LR, WEIGHT_DECAY, EPOCHS, PATIENCE = 64, 0.5, 0.01, 5e-4, 300, 50
 METRIC = "macro_f1"

@@ -7,16 +7,11 @@ Features are standardised (unit variance, not centred, so sparse stays sparse).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from sklearn.linear_model import LogisticRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.tabular import fit_on_node_features  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything
+from evaluator.gnn.tabular import fit_on_node_features
 
 
 def main() -> None:

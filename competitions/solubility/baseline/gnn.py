@@ -10,15 +10,10 @@ The model, the loader and the training loop are in evaluator/gnn/graphlevel.py.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
-from evaluator.gnn.graphlevel import GINE, fit_range_scaled_regressor, load_graph_task  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID
+from evaluator.gnn.graphlevel import GINE, fit_range_scaled_regressor, load_graph_task
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
 
 TARGETS = ["log_solubility"]
 HIDDEN, LAYERS = 64, 3

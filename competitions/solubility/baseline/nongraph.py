@@ -9,20 +9,15 @@ Features and fitting: evaluator/gnn/graphdata.py and evaluator/gnn/tabular.py.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import numpy as np
+from sklearn.linear_model import RidgeCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-import numpy as np  # noqa: E402
-from sklearn.linear_model import RidgeCV  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.graphdata import GRAPH_ID  # noqa: E402
-from evaluator.gnn.runtime import baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.tabular import fit_on_pooled_features  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.graphdata import GRAPH_ID
+from evaluator.gnn.runtime import baseline_args, report, seed_everything
+from evaluator.gnn.tabular import fit_on_pooled_features
 
 TARGETS = ["log_solubility"]
 ALPHAS = np.logspace(-3, 3, 13)  # RidgeCV picks one by efficient leave-one-out CV

@@ -11,23 +11,20 @@ Training and test images are disconnected, so the test cells are classified indu
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.model_selection import GroupShuffleSplit
+from sklearn.preprocessing import StandardScaler
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-from sklearn.model_selection import GroupShuffleSplit  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.models import GCN, SAGE, edge_tensor, to_tensor  # noqa: E402
-from evaluator.gnn.nodelevel import NodeTensors, fit_node_classifier  # noqa: E402
-from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
-from evaluator.gnn.train import label_vector  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.models import GCN, SAGE, edge_tensor, to_tensor
+from evaluator.gnn.nodelevel import NodeTensors, fit_node_classifier
+from evaluator.gnn.runtime import SEED, baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
+from evaluator.gnn.train import label_vector
 
 CANDIDATES = {"GraphSAGE": SAGE, "GCN": GCN}
 N_CLASSES, HIDDEN, DROPOUT, LR, WEIGHT_DECAY = 4, 64, 0.3, 0.01, 5e-4

@@ -9,19 +9,14 @@ Run from the competition folder:  python baseline/nongraph.py --data data --out 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import f1_score
+from sklearn.model_selection import GroupShuffleSplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-import pandas as pd  # noqa: E402
-from sklearn.ensemble import RandomForestClassifier  # noqa: E402
-from sklearn.metrics import f1_score  # noqa: E402
-from sklearn.model_selection import GroupShuffleSplit  # noqa: E402
-
-from evaluator.gnn.data import load_node_task, write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.selection import select_on_validation  # noqa: E402
+from evaluator.gnn.data import load_node_task, write_predictions
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.selection import select_on_validation
 
 CANDIDATES = {"min leaf 1": 1, "min leaf 5": 5, "min leaf 20": 20}
 VAL_FRACTION = 0.2

@@ -14,23 +14,19 @@ ratings, graph and features are rebuilt from all public ratings.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch_geometric.nn import SAGEConv
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from torch import nn  # noqa: E402
-from torch_geometric.nn import SAGEConv  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.models import edge_tensor  # noqa: E402
-from evaluator.gnn.runtime import Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices  # noqa: E402
-from evaluator.gnn.train import class_weights, val_score  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.models import edge_tensor
+from evaluator.gnn.runtime import Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices
+from evaluator.gnn.train import class_weights, val_score
 
 HIDDEN, DROPOUT, LR, EPOCHS, PATIENCE = 64, 0.2, 0.01, 300, 50
 

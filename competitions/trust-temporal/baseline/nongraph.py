@@ -11,18 +11,13 @@ test ratings the features are recomputed from all public ratings.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # run from a checkout
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-
-from evaluator.gnn.data import write_predictions  # noqa: E402
-from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything  # noqa: E402
-from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices  # noqa: E402
+from evaluator.gnn.data import write_predictions
+from evaluator.gnn.runtime import SEED, Stopwatch, baseline_args, report, seed_everything
+from evaluator.gnn.temporal import best_threshold, node_history, read_ratings, time_slices
 
 
 def edge_features(feats: np.ndarray, users: pd.Index, edges: pd.DataFrame) -> np.ndarray:

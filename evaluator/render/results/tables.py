@@ -14,7 +14,6 @@ classification competitions only (a gap in MAE units cannot be averaged with one
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -257,7 +256,3 @@ def severe(dataset: dict[str, Any], best_llm: dict[str, float]) -> dict[str, Any
             "count": len(cases), "cases": cases,
             "modes": dict(Counter(c["mode"] for c in cases)),
             "by_family": dict(Counter(c["family"] or "Other" for c in cases))}
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and math.isfinite(value)

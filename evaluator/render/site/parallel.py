@@ -30,6 +30,8 @@ import traceback
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
+from evaluator import settings
+
 Job = tuple[str, str, tuple[Any, ...]]  # (key, name of a function in render.site.plots, args)
 MIN_FIGURES = 8  # fewer figures than this are drawn in the build's own process
 
@@ -37,12 +39,9 @@ MIN_FIGURES = 8  # fewer figures than this are drawn in the build's own process
 def jobs_wanted() -> int:
     """Processes to use: `GNNCB_SITE_JOBS` if set, else 2 when this process may run on two
     cores or more, else 1 (everything in this process)."""
-    raw = os.environ.get("GNNCB_SITE_JOBS", "").strip()
-    if raw:
-        try:
-            return max(1, int(raw))
-        except ValueError:
-            return 1
+    jobs = settings.site_jobs()
+    if jobs is not None:
+        return jobs
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 if (cores or 1) >= 2 else 1
 
