@@ -97,8 +97,8 @@ def _sample(record: MetricRecord, n: int, rng: np.random.Generator
         truth = np.r_[0, 1, rng.integers(0, 2, n - 2)]
         return truth, np.clip(0.3 + 0.4 * truth + rng.normal(0, 0.3, n), 0, 1), [], 1
     shape = (n, 2) if record.multi_target else (n,)
-    truth = rng.normal(0, 10, shape)
-    return truth, truth + rng.normal(0, 5, shape), [], None
+    values = rng.normal(0, 10, shape)
+    return values, values + rng.normal(0, 5, shape), [], None
 
 
 @pytest.mark.parametrize("name", list(registry.METRICS))
