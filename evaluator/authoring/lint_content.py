@@ -20,7 +20,7 @@ import pandas as pd
 import yaml
 
 from evaluator.competition.spec import CompetitionSpec, Target
-from evaluator.metrics import functions as metrics
+from evaluator.metrics.registry import METRICS
 
 # Fields whose scaffold text is a placeholder: keeping it means the maintainer never wrote one.
 PLACEHOLDER_FIELDS = (("title",), ("summary",), ("domain",), ("description",),
@@ -205,48 +205,41 @@ def _primary_metric(spec: CompetitionSpec) -> str:
 def column_score(column: np.ndarray, truth: pd.DataFrame, spec: CompetitionSpec,
                  metric_name: str) -> float:
     """How well one public column alone predicts a split's hidden labels: the metric of a
-    depth-3 decision tree on that column, cross-validated on the split (for ROC-AUC: the column
-    itself as the score, either direction)."""
+    depth-3 decision tree on that column, cross-validated on the split, by the kind of target
+    the metric reads (for a score target: the column itself as the score, either way up)."""
     from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     metric = spec.metrics[metric_name]
+    record = METRICS[metric.fn]
+    targets = spec.targets_for(metric)
     x = column.reshape(-1, 1)
-    if metric.fn == "roc_auc":
-        target = spec.target_for(metric)
-        positive = target.positive_class if target.positive_class is not None else 1
+    if record.target == "probability":
+        target = targets[0]
         y = truth[target.name].to_numpy()
-        y = (_key(pd.Series(y)) == str(positive)).to_numpy().astype(int)
-        auc = metrics.roc_auc(y, column, 1)
-        return max(auc, 1 - auc)
-    if metric.fn == "nmae":
-        names = [t.name for t in spec.targets if t.type == "real"]
+        y = (_key(pd.Series(y)) == str(target.positive)).to_numpy().astype(int)
+        value = record.score(y, column, classes=[0, 1], positive=1)
+        return max(value, 1 - value)  # a rank metric read the other way up (ROC-AUC)
+    if record.target == "real":
+        names = [t.name for t in targets]
         preds = []
         for name in names:
             y = truth[name].to_numpy(float)
             preds.append(cross_val_predict(DecisionTreeRegressor(max_depth=LEAK_TREE_DEPTH,
                                                                  random_state=0), x, y,
                                            cv=KFold(5, shuffle=True, random_state=0)))
-        return metrics.nmae(truth[names].to_numpy(float), np.column_stack(preds))
-    target = spec.target_for(metric)
+        if record.multi_target:
+            return record.score(truth[names].to_numpy(float), np.column_stack(preds))
+        return record.score(truth[names[0]].to_numpy(float), preds[0])
+    target = targets[0]
     y = _key(truth[target.name]).to_numpy()
-    if metric.fn == "mae":
-        y_num = truth[target.name].to_numpy(float)
-        pred = cross_val_predict(DecisionTreeRegressor(max_depth=LEAK_TREE_DEPTH, random_state=0),
-                                 x, y_num, cv=KFold(5, shuffle=True, random_state=0))
-        return metrics.mae(y_num, pred)
     folds = int(min(5, pd.Series(y).value_counts().min()))
     if folds < 2:
         return float("nan")
     pred = cross_val_predict(DecisionTreeClassifier(max_depth=LEAK_TREE_DEPTH, random_state=0),
                              x, y, cv=StratifiedKFold(folds, shuffle=True, random_state=0))
     classes = [str(c) for c in target.classes or []]
-    if metric.fn == "macro_f1":
-        return metrics.macro_f1(y, pred, classes)
-    if metric.fn == "f1":
-        positive = target.positive_class if target.positive_class is not None else classes[-1]
-        return metrics.binary_f1(y, pred, str(positive))
-    return metrics.accuracy(y, pred)
+    return record.score(y, pred, classes=classes, positive=str(target.positive))
 
 
 def best_baseline(spec: CompetitionSpec, rows: list[dict[str, Any]], metric_name: str

@@ -14,9 +14,18 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from evaluator.errors import ConfigError
+from evaluator.metrics.registry import METRICS, TargetKind, by_printed_name
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$"
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
@@ -37,9 +46,6 @@ CATEGORIES = (
     "molecular",
     "generalization",
 )
-METRIC_FNS = ("macro_f1", "f1", "accuracy", "roc_auc", "mae", "nmae")
-HIGHER_IS_BETTER = {"macro_f1": True, "f1": True, "accuracy": True, "roc_auc": True,
-                    "mae": False, "nmae": False}
 
 
 class _Strict(BaseModel):
@@ -51,7 +57,7 @@ class Target(_Strict):
     [0, 1] (for ROC-AUC); `real` = any finite number (regression)."""
 
     name: Annotated[str, Field(pattern=NAME_RE)]
-    type: Literal["class", "probability", "real"]
+    type: TargetKind
     classes: list[int] | list[str] | None = None
     positive_class: int | str | None = None  # what binary F1 and ROC-AUC call "positive"
     # `real` targets: the range every true value lies in (lint checks the labels against it)
@@ -72,6 +78,14 @@ class Target(_Strict):
             if not self.range[0] < self.range[1]:
                 raise ValueError(f"'range' {self.range}: the low end must be below the high end")
         return self
+
+    @property
+    def positive(self) -> int | str:
+        """What binary F1 and ROC-AUC call positive: `positive_class`, else the last declared
+        class (a class target) or 1 (a score)."""
+        if self.positive_class is not None:
+            return self.positive_class
+        return self.classes[-1] if self.classes else 1
 
 
 class Clusters(_Strict):
@@ -107,10 +121,25 @@ class Split(_Strict):
 
 
 class Metric(_Strict):
-    fn: Literal["macro_f1", "f1", "accuracy", "roc_auc", "mae", "nmae"]
+    fn: str  # a name in the metric registry (evaluator.metrics.registry.METRICS)
     split: str
     target: str | None = None  # defaults to the only target; nmae uses all real targets
     description: str = ""
+
+    @field_validator("fn", mode="before")
+    @classmethod
+    def _registered(cls, value: object) -> object:
+        """Only registered metrics; read at validation time, so a registered metric is allowed
+        with no edit here. The message is pydantic's own for a closed set of names, plus the
+        registered name when the value is a printed one ("AUC" -> 'roc_auc')."""
+        if isinstance(value, str) and value in METRICS:
+            return value
+        names = [repr(name) for name in METRICS]
+        expected = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        known = by_printed_name(value) if isinstance(value, str) else None
+        hint = f"; {value!r} is called {known.name!r} here" if known else ""
+        raise PydanticCustomError("literal_error", "Input should be {expected}{hint}",
+                                  {"expected": expected, "hint": hint})
 
 
 class Derived(_Strict):
@@ -252,18 +281,17 @@ class CompetitionSpec(_Strict):
                                  f"splits are {sorted(self.splits)}")
             if metric.target is not None and metric.target not in target_names:
                 raise ValueError(f"{where}.target: unknown target {metric.target!r}")
-            if metric.fn != "nmae":
-                target = self.target_for(metric)
-                need = {"macro_f1": "class", "f1": "class", "accuracy": "class",
-                        "roc_auc": "probability", "mae": "real"}[metric.fn]
-                if target.type != need:
-                    raise ValueError(f"{where}: {metric.fn} needs a {need!r} target, "
+            record = METRICS[metric.fn]
+            read = self.targets_for(metric)
+            if not read:
+                raise ValueError(f"{where}: {metric.fn} needs at least one "
+                                 f"{record.target!r} target")
+            for target in read:
+                if target.type != record.target:
+                    raise ValueError(f"{where}: {metric.fn} needs a {record.target!r} target, "
                                      f"{target.name!r} is {target.type!r}")
-                if metric.fn in ("f1", "roc_auc") and target.type == "class" and (
-                        len(target.classes or []) != 2):
+                if record.binary and target.type == "class" and len(target.classes or []) != 2:
                     raise ValueError(f"{where}: binary {metric.fn} needs exactly 2 classes")
-            elif not [t for t in self.targets if t.type == "real"]:
-                raise ValueError(f"{where}: nmae needs at least one 'real' target")
         known = set(self.metrics)
         for name, derived in self.derived.items():
             if name in known:
@@ -308,9 +336,17 @@ class CompetitionSpec(_Strict):
                              f"(there are {len(self.targets)})")
         return self.targets[0]
 
+    def targets_for(self, metric: Metric) -> list[Target]:
+        """Every target a metric reads: the named one, else the only one; a multi-target metric
+        naming none (NMAE) reads every target of its kind."""
+        record = METRICS[metric.fn]
+        if record.multi_target and metric.target is None:
+            return [t for t in self.targets if t.type == record.target]
+        return [self.target_for(metric)]
+
     def higher_is_better(self, score: str) -> bool:
         if score in self.metrics:
-            return HIGHER_IS_BETTER[self.metrics[score].fn]
+            return METRICS[self.metrics[score].fn].higher_is_better
         return self.derived[score].higher_is_better
 
     @property

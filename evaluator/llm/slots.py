@@ -120,8 +120,7 @@ def _target_text(target: Target) -> str:
     if target.type == "class":
         return f"a class label, one of {list(target.classes or [])}"
     if target.type == "probability":
-        positive = target.positive_class if target.positive_class is not None else 1
-        return f"a probability in [0, 1] that the true value is {positive!r}"
+        return f"a probability in [0, 1] that the true value is {target.positive!r}"
     return "a finite real number"
 
 

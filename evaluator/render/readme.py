@@ -18,27 +18,11 @@ from markupsafe import Markup
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
+from evaluator.metrics.registry import METRICS
 from evaluator.paths import default_ledger, templates_dir
 from evaluator.render.boards import fmt_score, md_escape
 
 README_TEMPLATE = "competition_README.md.j2"
-
-# Participant-facing formula of each metric function (see evaluator/metrics/functions.py).
-FORMULAS = {
-    "accuracy": "accuracy = (1/n) Σᵢ 1[ŷᵢ = yᵢ], the share of test rows predicted correctly.",
-    "macro_f1": ("macro-F1 = (1/|C|) Σ_c F1_c with F1_c = 2·P_c·R_c / (P_c + R_c), the "
-                 "unweighted mean over the declared classes C of each class's F1 (precision "
-                 "P_c, recall R_c); a class with no true and no predicted rows counts as 0. Rare "
-                 "classes weigh as much as common ones."),
-    "f1": ("F1 = 2·P·R / (P + R) of the positive class {positive} (precision P, recall R)."),
-    "roc_auc": ("ROC-AUC of the submitted scores for the positive class {positive}: the "
-                "probability that a random positive row gets a higher score than a random "
-                "negative row (ties count ½). Only the order of the scores matters."),
-    "mae": "MAE = (1/n) Σᵢ |ŷᵢ − yᵢ|.",
-    "nmae": ("NMAE = (1/T) Σ_t MAE_t / (max_t − min_t), the mean over the T targets of each "
-             "target's mean absolute error divided by the range of its true values in the "
-             "evaluated split, so targets with very different scales weigh the same."),
-}
 
 
 def markdown_env(directory: Path) -> Environment:
@@ -69,21 +53,16 @@ def _allowed(target: Any) -> str:
     if target.type == "class":
         return ", ".join(f"`{c}`" for c in target.classes)
     if target.type == "probability":
-        positive = target.positive_class if target.positive_class is not None else 1
-        return f"a number in [0, 1]: the score of class `{positive}` (higher = more likely)"
+        return f"a number in [0, 1]: the score of class `{target.positive}` (higher = more likely)"
     return "any finite number"
 
 
 def _formula(spec: CompetitionSpec, name: str) -> str:
     metric = spec.metrics[name]
-    positive: object = ""
-    if metric.fn in ("f1", "roc_auc"):
-        target = spec.target_for(metric)
-        positive = target.positive_class
-        if positive is None:
-            positive = (target.classes or [1])[-1] if metric.fn == "f1" else 1
+    record = METRICS[metric.fn]
+    positive = spec.target_for(metric).positive if record.binary else ""
     arrow = "higher is better" if spec.higher_is_better(name) else "lower is better"
-    return FORMULAS[metric.fn].format(positive=f"`{positive}`") + f" ({arrow})"
+    return record.formula.format(positive=f"`{positive}`") + f" ({arrow})"
 
 
 def baseline_rows(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

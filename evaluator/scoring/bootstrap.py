@@ -6,15 +6,17 @@ its clusters when the spec declares them: all recordings of a speaker, both twin
 are drawn together), and the interval is the 2.5th and 97.5th percentile of the resampled
 metric (percentile bootstrap).
 
-Vectorised without a B x n index matrix where the metric allows it:
-- macro-F1, F1, accuracy depend only on the confusion matrix, so resampling n rows with
-  replacement is exactly a multinomial draw of the K x K cell counts (B x K^2 numbers, for any
-  n); with clusters, B x U cluster counts times the U x K^2 per-cluster confusion counts.
-- MAE, NMAE and ROC-AUC use per-row weights (resample counts), in chunks; NMAE's range is
-  recomputed on each resample.
-- When n x B would exceed `ROW_BUDGET` (very large test sets), MAE, NMAE and ROC-AUC use a
-  normal interval instead (standard error of the mean; DeLong's variance for ROC-AUC), which has
-  the same asymptotic coverage there; the interval says `method: normal`.
+Vectorised without a B x n index matrix, by the kernel kind the metric's registry record names
+(`evaluator.metrics.kernels`):
+- `Confusion` (macro-F1, F1, accuracy) depends only on the confusion matrix, so resampling n
+  rows with replacement is exactly a multinomial draw of the K x K cell counts (B x K^2
+  numbers, for any n); with clusters, B x U cluster counts times the U x K^2 per-cluster
+  confusion counts.
+- `RowMean` (MAE), `RangeNormalised` (NMAE) and `RankAuc` (ROC-AUC) use per-row weights
+  (resample counts), in chunks; NMAE's range is recomputed on each resample.
+- When n x B would exceed `ROW_BUDGET` (very large test sets), these three use a normal
+  interval instead (standard error of the mean; DeLong's variance for ROC-AUC), which has the
+  same asymptotic coverage there; the interval says `method: normal`.
 
 Derived scores (e.g. robustness_gap = f1_ideal - f1_perturbed) are computed per resample from
 the same draws, so their intervals are right too. Draws of different splits are independent
@@ -30,6 +32,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from evaluator.metrics.kernels import (
+    Confusion,
+    Kernel,
+    RangeNormalised,
+    RankAuc,
+    RowMean,
+    confusion_counts,
+    delong_se,
+    weighted_auc,
+)
+
 LEVEL = 0.95
 RESAMPLES = 2000
 ROW_BUDGET = 40_000_000  # n x B above which per-row resampling gives way to a normal interval
@@ -40,64 +53,6 @@ SMALL_N = 100  # fewer test rows (or clusters) than this: the page says the set 
 def rng_for(slug: str, version: int, seed: int = 25) -> np.random.Generator:
     """The same competition, version and predictions always give the same interval."""
     return np.random.default_rng([seed, zlib.crc32(slug.encode()), version])
-
-
-# ----------------------------------------------------------------------------- metrics on counts
-def confusion_counts(true_codes: np.ndarray, pred_codes: np.ndarray, k: int,
-                     units: np.ndarray | None = None, n_units: int = 0) -> np.ndarray:
-    """(K, K) counts [true, pred], or (U, K, K) per unit when `units` is given."""
-    cell = true_codes.astype(np.int64) * k + pred_codes
-    if units is None:
-        return np.bincount(cell, minlength=k * k).reshape(k, k)
-    flat = np.bincount(units.astype(np.int64) * k * k + cell, minlength=n_units * k * k)
-    return flat.reshape(n_units, k, k)
-
-
-def f1_from_counts(counts: np.ndarray) -> np.ndarray:
-    """Per-class F1 from (..., K, K) confusion counts; 0 where a class has no support and no
-    prediction (scikit-learn's zero_division=0)."""
-    tp = np.diagonal(counts, axis1=-2, axis2=-1).astype(float)
-    true = counts.sum(axis=-1)
-    pred = counts.sum(axis=-2)
-    denom = (true + pred).astype(float)
-    return np.divide(2 * tp, denom, out=np.zeros_like(denom), where=denom > 0)
-
-
-def macro_f1_from_counts(counts: np.ndarray) -> np.ndarray:
-    return f1_from_counts(counts).mean(axis=-1)
-
-
-def binary_f1_from_counts(counts: np.ndarray, positive: int) -> np.ndarray:
-    return f1_from_counts(counts)[..., positive]
-
-
-def accuracy_from_counts(counts: np.ndarray) -> np.ndarray:
-    total = counts.sum(axis=(-2, -1)).astype(float)
-    return np.diagonal(counts, axis1=-2, axis2=-1).sum(axis=-1) / total
-
-
-def weighted_auc(y: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """ROC-AUC (ties count 1/2) of each row of `weights` (R, n) over the same (y, scores)."""
-    order = np.argsort(scores, kind="mergesort")
-    s, yy = scores[order], y[order]
-    w = weights[:, order].astype(float)
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    pos = np.add.reduceat(w * yy, starts, axis=1)
-    neg = np.add.reduceat(w * (~yy), starts, axis=1)
-    below = np.cumsum(neg, axis=1) - neg
-    num = (pos * (below + 0.5 * neg)).sum(axis=1)
-    den = pos.sum(axis=1) * neg.sum(axis=1)
-    return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
-
-
-def delong_se(y: np.ndarray, scores: np.ndarray) -> float:
-    """DeLong's standard error of the ROC-AUC (midranks via scipy.stats.rankdata)."""
-    pos, neg = scores[y], scores[~y]
-    m, n = len(pos), len(neg)
-    all_ranks = stats.rankdata(np.r_[pos, neg])
-    v10 = (all_ranks[:m] - stats.rankdata(pos)) / n
-    v01 = 1.0 - (all_ranks[m:] - stats.rankdata(neg)) / m
-    return float(np.sqrt(np.var(v10, ddof=1) / m + np.var(v01, ddof=1) / n))
 
 
 # ----------------------------------------------------------------------------- resampling
@@ -165,40 +120,49 @@ def _encode(values: np.ndarray, classes: list[Any]) -> np.ndarray:
     return codes
 
 
-def metric_draws(fn: str, truth: np.ndarray, pred: np.ndarray, *, classes: list[Any],
+def metric_draws(kernel: Kernel, truth: np.ndarray, pred: np.ndarray, *, classes: list[Any],
                  positive: Any, resampler: Resampler) -> tuple[np.ndarray, str]:
-    """B resampled values of one metric and the method used ("bootstrap" or "normal")."""
+    """B resampled values of one metric and the method used ("bootstrap" or "normal").
+
+    `kernel` is the metric's registry record's; `positive` is None unless the metric is binary
+    (then the kernel's function also gets the positive class, or its index among `classes`)."""
     r = resampler
-    if fn in ("macro_f1", "f1", "accuracy"):
-        k = len(classes)
-        t, p = _encode(truth, classes), _encode(pred, classes)
-        total = confusion_counts(t, p, k)
-        per_unit = (confusion_counts(t, p, k, r.clusters, r.n_clusters)
-                    if r.clusters is not None else None)
-        counts = r.confusion_draws(total, per_unit)
-        if fn == "macro_f1":
-            return macro_f1_from_counts(counts), "bootstrap"
-        if fn == "accuracy":
-            return accuracy_from_counts(counts), "bootstrap"
-        pos = list(map(str, classes)).index(str(positive))
-        return binary_f1_from_counts(counts, pos), "bootstrap"
-    if fn == "roc_auc":
-        y = np.asarray(truth) == positive  # as metrics.roc_auc reads the positive class
-        s = np.asarray(pred, dtype=float)
-        if not r.per_row_feasible():
-            point = float(weighted_auc(y, s, np.ones((1, len(s))))[0])
-            return _normal_draws(r.rng, point, delong_se(y, s), r.b), "normal"
-        draws = np.concatenate([weighted_auc(y, s, w) for w in r.weight_chunks()])
-        return draws, "bootstrap"
-    # mae (1-d) and nmae (n, targets)
+    match kernel:
+        case Confusion(statistic=statistic):
+            k = len(classes)
+            t, p = _encode(truth, classes), _encode(pred, classes)
+            total = confusion_counts(t, p, k)
+            per_unit = (confusion_counts(t, p, k, r.clusters, r.n_clusters)
+                        if r.clusters is not None else None)
+            counts = r.confusion_draws(total, per_unit)
+            if positive is None:
+                return statistic(counts), "bootstrap"
+            return statistic(counts, list(map(str, classes)).index(str(positive))), "bootstrap"
+        case RankAuc():
+            y = np.asarray(truth) == positive  # as metrics.roc_auc reads the positive class
+            s = np.asarray(pred, dtype=float)
+            if not r.per_row_feasible():
+                point = float(weighted_auc(y, s, np.ones((1, len(s))))[0])
+                return _normal_draws(r.rng, point, delong_se(y, s), r.b), "normal"
+            draws = np.concatenate([weighted_auc(y, s, w) for w in r.weight_chunks()])
+            return draws, "bootstrap"
+        case RowMean(per_row=per_row):
+            e = per_row(truth, pred) if positive is None else per_row(truth, pred, positive)
+            if not r.per_row_feasible():
+                return _normal_draws(r.rng, float(e.mean()), float(stats.sem(e)), r.b), "normal"
+            return (np.concatenate([(w @ e) / w.sum(axis=1) for w in r.weight_chunks()]),
+                    "bootstrap")
+        case RangeNormalised():
+            return _range_normalised_draws(truth, pred, r)
+    raise TypeError(f"unknown interval kernel {kernel!r}")
+
+
+def _range_normalised_draws(truth: np.ndarray, pred: np.ndarray, r: Resampler
+                            ) -> tuple[np.ndarray, str]:
+    """NMAE per resample: each target's MAE over the resample's own range of true values."""
     true = np.asarray(truth, dtype=float).reshape(len(truth), -1)
     est = np.asarray(pred, dtype=float).reshape(len(pred), -1)
     err = np.abs(true - est)
-    if fn == "mae":
-        e = err[:, 0]
-        if not r.per_row_feasible():
-            return _normal_draws(r.rng, float(e.mean()), float(stats.sem(e)), r.b), "normal"
-        return np.concatenate([(w @ e) / w.sum(axis=1) for w in r.weight_chunks()]), "bootstrap"
     spans = true.max(axis=0) - true.min(axis=0)
     if not r.per_row_feasible():
         z = (err / spans).mean(axis=1)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from evaluator.competition.spec import PART_COLUMN, CompetitionSpec, Metric
 from evaluator.errors import ConfigError
-from evaluator.metrics import functions as metrics
+from evaluator.metrics.registry import METRICS
 from evaluator.scoring import bootstrap
 
 ALL, PUBLIC, PRIVATE = "all", "public", "private"
@@ -46,29 +46,30 @@ def align(predictions: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     return pred.iloc[positions]
 
 
+def _inputs(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame, pred: pd.DataFrame
+            ) -> tuple[np.ndarray, np.ndarray, list[object], object]:
+    """(truth, predictions, classes, positive) as the metric's registry record reads them: one
+    column, or (a multi-target metric) a 2-d block of every target it reads; real values and
+    scores as floats; `positive` only for a binary metric, else None."""
+    record = METRICS[metric.fn]
+    targets = spec.targets_for(metric)
+    if record.multi_target:
+        names = [t.name for t in targets]
+        return truth[names].to_numpy(float), pred[names].to_numpy(float), [], None
+    target = targets[0]
+    y_true, y_pred = truth[target.name].to_numpy(), pred[target.name].to_numpy()
+    if record.target == "real":
+        y_true = y_true.astype(float)
+    if record.target != "class":
+        y_pred = y_pred.astype(float)
+    positive = target.positive if record.binary else None
+    return y_true, y_pred, list(target.classes or []), positive
+
+
 def _metric(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
             pred: pd.DataFrame) -> float:
-    if metric.fn == "nmae":
-        names = [metric.target] if metric.target else [t.name for t in spec.targets
-                                                       if t.type == "real"]
-        return metrics.nmae(truth[names].to_numpy(float), pred[names].to_numpy(float))
-    target = spec.target_for(metric)
-    y_true = truth[target.name].to_numpy()
-    y_pred = pred[target.name].to_numpy()
-    if metric.fn == "macro_f1":
-        return metrics.macro_f1(y_true, y_pred, target.classes or [])
-    if metric.fn == "accuracy":
-        return metrics.accuracy(y_true, y_pred)
-    if metric.fn == "mae":
-        return metrics.mae(y_true.astype(float), y_pred.astype(float))
-    positive = target.positive_class
-    if metric.fn == "f1":
-        if positive is None:
-            positive = (target.classes or [])[-1]
-        return metrics.binary_f1(y_true, y_pred, positive)
-    if positive is None:
-        positive = 1
-    return metrics.roc_auc(y_true, y_pred.astype(float), positive)
+    y_true, y_pred, classes, positive = _inputs(spec, metric, truth, pred)
+    return METRICS[metric.fn].score(y_true, y_pred, classes=classes, positive=positive)
 
 
 def metric_value(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame,
@@ -123,25 +124,6 @@ def score(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
     return scores
 
 
-def _inputs(spec: CompetitionSpec, metric: Metric, truth: pd.DataFrame, pred: pd.DataFrame
-            ) -> tuple[np.ndarray, np.ndarray, list[object], object]:
-    """(truth, predictions, classes, positive) as `_metric` reads them."""
-    if metric.fn == "nmae":
-        names = [metric.target] if metric.target else [t.name for t in spec.targets
-                                                       if t.type == "real"]
-        return truth[names].to_numpy(float), pred[names].to_numpy(float), [], None
-    target = spec.target_for(metric)
-    positive = target.positive_class
-    if metric.fn == "f1" and positive is None:
-        positive = (target.classes or [])[-1]
-    if metric.fn == "roc_auc" and positive is None:
-        positive = 1
-    y_true, y_pred = truth[target.name].to_numpy(), pred[target.name].to_numpy()
-    if metric.fn in ("mae", "roc_auc"):
-        y_pred = y_pred.astype(float)
-    return y_true, y_pred, list(target.classes or []), positive
-
-
 def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
                     predictions: pd.DataFrame, *,
                     clusters: dict[str, tuple[str, np.ndarray]] | None = None,
@@ -162,10 +144,10 @@ def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
     for split, table in labels.items():
         if split in clusters:
             name, values = clusters[split]
-            universe, draws = shared[name]
+            universe, cluster_draws = shared[name]
             codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
             resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
-                                                    cluster_draws=draws,
+                                                    cluster_draws=cluster_draws,
                                                     n_clusters=len(universe))
         else:
             resamplers[split] = bootstrap.Resampler(len(table), rng, resamples)
@@ -176,8 +158,8 @@ def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
         y_true, y_pred, classes, positive = _inputs(spec, metric, truth,
                                                     align(predictions, truth))
         r = resamplers[metric.split]
-        values, method = bootstrap.metric_draws(metric.fn, y_true, y_pred, classes=classes,
-                                                positive=positive, resampler=r)
+        values, method = bootstrap.metric_draws(METRICS[metric.fn].kernel, y_true, y_pred,
+                                                classes=classes, positive=positive, resampler=r)
         draws[name] = values
         low, high = bootstrap.percentile_interval(values)
         out[name] = bootstrap.describe(low, high, method=method, resampler=r, n=len(truth),

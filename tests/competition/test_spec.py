@@ -40,3 +40,12 @@ def test_not_yaml_and_not_mapping():
         parse_spec("slug: [unclosed")
     with pytest.raises(ConfigError, match="mapping"):
         parse_spec("- a list")
+
+
+@pytest.mark.parametrize("fn,hint", [("magic", ""), ("AUC", "; 'AUC' is called 'roc_auc' here"),
+                                     ("3", "")])
+def test_unknown_metric_lists_the_registered_ones(fn, hint):
+    with pytest.raises(ConfigError) as err:
+        parse_spec(GOOD.replace("fn: macro_f1, split: ideal", f"fn: {fn}, split: ideal"))
+    assert ("  - metrics.f1_ideal.fn: Input should be 'macro_f1', 'f1', 'accuracy', 'roc_auc', "
+            f"'mae' or 'nmae'{hint}\n") in str(err.value) + "\n"

@@ -14,6 +14,7 @@ from scipy import stats
 from sklearn import metrics as skm
 
 from evaluator.competition.spec import parse_spec
+from evaluator.metrics import kernels
 from evaluator.pipeline.evaluate import evaluate_bytes
 from evaluator.scoring import bootstrap
 from evaluator.scoring.score import score, score_intervals
@@ -32,13 +33,13 @@ def test_metrics_from_confusion_counts_equal_sklearn(data):
     k, pairs = data
     t = np.array([a for a, _ in pairs])
     p = np.array([b for _, b in pairs])
-    counts = bootstrap.confusion_counts(t, p, k)
+    counts = kernels.confusion_counts(t, p, k)
     classes = list(range(k))
-    assert bootstrap.macro_f1_from_counts(counts) == pytest.approx(
+    assert kernels.macro_f1_from_counts(counts) == pytest.approx(
         skm.f1_score(t, p, labels=classes, average="macro", zero_division=0))
-    assert bootstrap.accuracy_from_counts(counts) == pytest.approx(skm.accuracy_score(t, p))
+    assert kernels.accuracy_from_counts(counts) == pytest.approx(skm.accuracy_score(t, p))
     for pos in classes:
-        assert bootstrap.binary_f1_from_counts(counts, pos) == pytest.approx(
+        assert kernels.binary_f1_from_counts(counts, pos) == pytest.approx(
             skm.f1_score(t == pos, p == pos, zero_division=0))
 
 
@@ -51,7 +52,7 @@ def test_weighted_auc_equals_sklearn_with_sample_weights(rows):
     w = np.array([r[2] for r in rows])
     if not (y[w > 0].any() and (~y[w > 0]).any()):
         return
-    ours = bootstrap.weighted_auc(y, s, w[None, :])[0]
+    ours = kernels.weighted_auc(y, s, w[None, :])[0]
     assert ours == pytest.approx(skm.roc_auc_score(y, s, sample_weight=w))
 
 

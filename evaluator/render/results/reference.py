@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from evaluator.competition.spec import HIGHER_IS_BETTER
+from evaluator.metrics.registry import METRICS
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 TABLE3 = REFERENCE_DIR / "gnncb_table3.csv"
@@ -31,12 +31,12 @@ class GnncbCompetition:
     task: str
     category: str
     difficulty: str
-    metric: str  # one of spec.METRIC_FNS
+    metric: str  # a name in the metric registry
     metric_printed: str
 
     @property
     def higher_is_better(self) -> bool:
-        return HIGHER_IS_BETTER[self.metric]
+        return METRICS[self.metric].higher_is_better
 
 
 @dataclass(frozen=True)
@@ -83,28 +83,3 @@ def gnncb_id(replicates: str) -> str | None:
     """`replicates: C12 GNN-CoRA` -> "C12"; None when the spec replicates nothing known."""
     head = (replicates or "").split()[:1]
     return head[0] if head and head[0] in gnncb_competitions() else None
-
-
-# Printed metric names (Tables 2 and 3) -> metric functions, for sources without a known id.
-_ALIASES = {"nmae": "nmae", "normalized-mae": "nmae", "mae": "mae", "auc": "roc_auc",
-            "roc_auc": "roc_auc", "acc.": "accuracy", "acc": "accuracy", "accuracy": "accuracy",
-            "macro_f1": "macro_f1", "mac-f1": "macro_f1", "mf1": "macro_f1",
-            "macro-f1": "macro_f1", "f1": "f1", "binary f1": "f1"}
-
-
-def metric_fn(printed: str) -> str | None:
-    """A printed metric name ("Mac-F1", "acc.", "NMAE", "val F1") -> a metric function."""
-    text = printed.strip().lower()
-    if text in _ALIASES:
-        return _ALIASES[text]
-    if "nmae" in text or "normalized" in text:
-        return "nmae"
-    if "mae" in text:
-        return "mae"
-    if "auc" in text:
-        return "roc_auc"
-    if "acc" in text:
-        return "accuracy"
-    if "f1" in text:
-        return "f1"
-    return None

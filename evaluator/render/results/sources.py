@@ -26,6 +26,7 @@ from typing import Any
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import now_iso
+from evaluator.metrics.registry import METRICS
 from evaluator.render.results import reference
 
 KINDS = ("human-top", "human-mean", "human", "llm-api", "llm-agent", "baseline")
@@ -47,7 +48,7 @@ def competition_meta(spec: CompetitionSpec) -> dict[str, Any]:
     """What the results need to know about a local competition (its primary score)."""
     primary = spec.primary_score
     fn = spec.metrics[primary].fn if primary in spec.metrics else None
-    bounded = fn in ("macro_f1", "f1", "accuracy", "roc_auc")
+    bounded = fn is not None and METRICS[fn].bounded
     return {"id": spec.slug, "gnncb_id": reference.gnncb_id(spec.replicates),
             "title": spec.title, "score": primary, "metric": fn or primary,
             "higher_is_better": spec.higher_is_better(primary),
@@ -70,7 +71,7 @@ def external_meta(gnncb: str) -> dict[str, Any]:
     c = reference.gnncb_competitions()[gnncb]
     return {"id": gnncb, "gnncb_id": gnncb, "title": c.name, "score": c.metric,
             "metric": c.metric, "higher_is_better": c.higher_is_better,
-            "difficulty": c.difficulty, "classification": c.metric not in ("mae", "nmae")}
+            "difficulty": c.difficulty, "classification": METRICS[c.metric].bounded}
 
 
 def resolve_competition(value: str, specs: list[CompetitionSpec]) -> dict[str, Any]:
