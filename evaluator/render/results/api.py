@@ -32,10 +32,11 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
         return entries.from_source(source)
     if campaign_dirs and load_runs is None:
         raise ValueError("campaign_dirs need load_runs (evaluator.llm.report.load_runs)")
+    failures = None
     if campaign_dirs and load_runs is not None:
         track_reader = load_runs
         load_runs = lambda folder: entries.campaign_runs(folder, track_reader)  # noqa: E731
-    failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
+        failures = entries.failed_runs(campaign_dirs, load_runs)
     modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
              if campaign_dirs and classify is not None and load_runs is not None else None)
     ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes,

@@ -194,9 +194,9 @@ def _mode(runs: list[dict[str, Any]], modes: dict[str, str]) -> str | None:
 
 
 def _name(row: dict[str, Any]) -> str:
-    if _kind(row) in LLM_KINDS:
-        return row.get("model") or row["participant"]
-    return row["participant"]
+    name: str = (row.get("model") or row["participant"] if _kind(row) in LLM_KINDS
+                 else row["participant"])
+    return name
 
 
 SUMMARY_FIELDS = ("model", "slug", "status")
