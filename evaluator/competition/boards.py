@@ -11,7 +11,8 @@ What ranking and the renderers read of a competition is the `Rankable` Protocol 
 `CompetitionSpec` satisfies it, and so does every track board. A `Board` is a `Rankable` that
 also renders its own page, `markdown_page(rows, **context) -> str`, names the scores of its
 CSV, `csv_scores`, and checks its own folder, `lint_folder(folder) -> list[str]` (used by
-`evaluator.authoring.lint`). What only a competition.yaml has (its metrics, rules, public
+`evaluator.authoring.lint`), and says what `gnncb ledger rescore` changes in one of its rows,
+`rescore_row(row) -> dict | None`. What only a competition.yaml has (its metrics, rules, public
 part) is read after `is_board` (or `isinstance(spec, CompetitionSpec)`) says which of the two a
 value is, so mypy checks every such read instead of a `getattr` default hiding a misspelt name.
 """
@@ -68,6 +69,8 @@ class Board(Rankable, Protocol):
     def markdown_page(self, rows: list[dict[str, Any]], **context: Any) -> str: ...
 
     def lint_folder(self, folder: Path) -> list[str]: ...
+
+    def rescore_row(self, row: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 # What the renderers take: a competition.yaml's spec or a track's board.
