@@ -30,6 +30,7 @@ from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
 from evaluator.ledger.store import Ledger, active_submissions, now_iso
+from evaluator.repo.gitops import Change
 from evaluator.repo.record import ledger_path, rerender
 from evaluator.scoring.score import PRIVATE, PUBLIC
 from evaluator.submission import envelope
@@ -177,10 +178,9 @@ def check_reveal_row(root: Path, row: object) -> CompetitionSpec:
     return spec
 
 
-def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = ()) -> Any:
+def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = ()
+                  ) -> Change | None:
     """Append a checked reveal row and re-render; the git Change to commit (None if done)."""
-    from evaluator.repo.gitops import Change
-
     root = Path(root)
     spec = check_reveal_row(root, row)
     ledger = Ledger(ledger_path(root))

@@ -9,14 +9,15 @@ inconsistencies found in a reference's own numbers (`inconsistencies`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.competition.spec import CompetitionSpec
+from evaluator.competition.boards import Leaderboard
 from evaluator.render.results import checks, entries, tables
 
 
-def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
+def dataset(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
             source: dict[str, Any] | None = None, k_reading: str = "repairs",
             campaign_dirs: list[Path] | None = None,
             load_runs: entries.RunLoader | None = None,
