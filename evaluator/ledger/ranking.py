@@ -62,8 +62,8 @@ def _key_fn(spec: Rankable) -> Callable[[Mapping[str, Any]], tuple[float, ...]]:
     return lambda s: tuple(-float(s[n]) if d else float(s[n]) for n, d in keys)
 
 
-def counted(spec: Rankable, rows: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, Any]]],
-                                                           dict[str, int]]:
+def counted(spec: Rankable, rows: list[dict[str, Any]]
+            ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     """(participant -> the submissions that count, participant -> accepted submissions)."""
     mine = [r for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")]
