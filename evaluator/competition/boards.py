@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from evaluator.competition.spec import CompetitionSpec, RankKey
 
@@ -78,9 +78,10 @@ Leaderboard: TypeAlias = "CompetitionSpec | Board"
 
 
 _REGISTRY: dict[str, Board] = {}
+B = TypeVar("B", bound=Board)
 
 
-def register(board: Board) -> Board:
+def register(board: B) -> B:
     """Make a track's board known to the renderers (idempotent per slug)."""
     _REGISTRY[board.slug] = board
     return board
