@@ -58,7 +58,7 @@ def parse_report(stdout: str, script: Path) -> dict:
         line = line.strip()
         if line.startswith("{") and REPORT_KEY in line:
             try:
-                report = json.loads(line)
+                report: dict[str, Any] = json.loads(line)
             except json.JSONDecodeError:
                 continue
             missing = {"method", "training_time_minutes", "hardware"} - set(report)
@@ -133,7 +133,7 @@ def run_baselines(folder: Path, *, which: list[str], smoke: bool,
     ledger = Ledger(ledger_path) if ledger_path else None
     from evaluator.util.progress import Progress
 
-    results = []
+    results: list[BaselineResult] = []
     with tempfile.TemporaryDirectory(prefix=f"gnncb-baseline-{spec.slug}-") as tmp, \
             Progress(len(which), f"{spec.slug} baselines", every=0) as bar:
         for kind in which:

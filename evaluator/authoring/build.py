@@ -99,14 +99,15 @@ def draw_public_part(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
         raise ConfigError(f"{spec.slug}: split {split!r} has {n} rows; public_fraction "
                           f"{spec.public_fraction} leaves a part empty")
     target = spec.targets[0]
-    strata: np.ndarray | None = _strata(ordered[target.name], target.type == "class")
+    strata = _strata(ordered[target.name], target.type == "class")
     state = int(rng_for(seed, spec.slug, f"public-part\x00{split}").integers(0, 2**32 - 1))
     if groups is not None:
         return _draw_groups(ordered, frame, spec, split, groups, strata, n_public, state)
+    stratify: np.ndarray | None = strata
     if min(n_public, n - n_public) < len(set(strata.tolist())):
-        strata = None  # fewer rows in a part than strata: no stratified draw exists
+        stratify = None  # fewer rows in a part than strata: no stratified draw exists
     public_pos, _ = train_test_split(np.arange(n), train_size=n_public, random_state=state,
-                                     stratify=strata)
+                                     stratify=stratify)
     flags = np.zeros(n, dtype=bool)
     flags[public_pos] = True
     return pd.Series(flags, index=ordered.index).reindex(frame.index)

@@ -57,7 +57,8 @@ def _rdkit() -> Any:
         raise ConfigError("RDKit is needed to build molecular competitions; install the build "
                           "extra with `pip install 'gnncb[chem]'` (participants never need it)"
                           ) from None
-    RDLogger.DisableLog("rdApp.*")  # parse failures are reported by us, with the row
+    # attr-defined: RDLogger.DisableLog exists (a C++ function) but rdkit-stubs omit it
+    RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # we report parse failures
     return Chem
 
 
@@ -66,7 +67,7 @@ def parse_smiles(smiles: str, where: str = "") -> Mol:
     that names the offending row."""
     chem = _rdkit()
     text = str(smiles).strip()
-    mol = chem.MolFromSmiles(text) if text else None
+    mol: Mol | None = chem.MolFromSmiles(text) if text else None
     if mol is None or mol.GetNumAtoms() == 0:
         raise ConfigError(f"{where or 'SMILES'}: RDKit cannot parse {text!r}; fix or drop the row "
                           "in the raw data")
@@ -114,7 +115,8 @@ def murcko_scaffold(smiles: str, where: str = "") -> str:
     from rdkit.Chem.Scaffolds import MurckoScaffold
 
     mol = parse_smiles(smiles, where)
-    return MurckoScaffold.MurckoScaffoldSmiles(mol=mol, includeChirality=False)
+    scaffold: str = MurckoScaffold.MurckoScaffoldSmiles(mol=mol, includeChirality=False)
+    return scaffold
 
 
 def permute_nodes(graph: MolGraph, rng: np.random.Generator) -> MolGraph:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import yaml
+from cryptography.hazmat.primitives.asymmetric import rsa
 from scipy import sparse
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
@@ -60,7 +63,7 @@ def _spec() -> dict:
     }
 
 
-def build_competition(folder: Path, public_key) -> None:
+def build_competition(folder: Path, public_key: rsa.RSAPublicKey) -> None:
     """Maintainer's step: public data + sealed hidden labels."""
     data = load_breast_cancer()
     x = StandardScaler().fit_transform(data.data)
@@ -87,7 +90,8 @@ def build_competition(folder: Path, public_key) -> None:
                 public_key, folder / "hidden" / "test_labels.jwe")
 
 
-def _load_public(folder: Path):
+def _load_public(folder: Path
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     nodes = pd.read_csv(folder / "data" / "nodes.csv")
     edges = pd.read_csv(folder / "data" / "edges.csv")
     train = pd.read_csv(folder / "data" / "train_labels.csv")
@@ -129,7 +133,7 @@ def predict_label_propagation(folder: Path, alpha: float = 0.9, steps: int = 50)
 
 
 def _submit(comp: Path, out: Path, predictions: pd.DataFrame, participant: str,
-            public_key, *, check: bool = True, **meta) -> Path:
+            public_key: rsa.RSAPublicKey, *, check: bool = True, **meta: Any) -> Path:
     """Participant's step, exactly what `gnncb encrypt` does (its writer, on the checked
     bytes). `check=False` is the participant who skips the check: the evaluator rejects it."""
     csv = predictions.to_csv(index=False, lineterminator="\n").encode()
@@ -144,7 +148,7 @@ def _submit(comp: Path, out: Path, predictions: pd.DataFrame, participant: str,
 def run_demo(workdir: Path | None = None) -> int:
     started = time.perf_counter()
     own_tmp = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="gnncb-demo-")) if own_tmp else Path(workdir)
+    root = Path(tempfile.mkdtemp(prefix="gnncb-demo-")) if workdir is None else Path(workdir)
     if not own_tmp and root.exists() and any(root.iterdir()):
         print(f"error: {root} is not empty; pass an empty or new --workdir")
         return 2
@@ -159,7 +163,7 @@ def run_demo(workdir: Path | None = None) -> int:
     build_competition(comp, public)
     subs = root / "submissions"
     print("[3/6] participants train and encrypt")
-    entries = [
+    entries: list[tuple[str, Callable[[Path], pd.DataFrame], dict[str, Any]]] = [
         ("baseline:majority", predict_majority,
          {"entrant": "baseline", "method": "majority class"}),
         ("alice", predict_logistic,

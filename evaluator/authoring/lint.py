@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator.authoring import lint_content
 from evaluator.competition.boards import board_of_folder
-from evaluator.competition.spec import load_spec
+from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import GnncbError, Rejection
 from evaluator.submission import envelope
 from evaluator.submission.validate import _id_key, all_ids, competition_ids, validate_predictions
@@ -136,7 +136,8 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
     return problems
 
 
-def _check_hidden_against_public(folder: Path, spec, private_keys) -> list[str]:
+def _check_hidden_against_public(folder: Path, spec: CompetitionSpec,
+                                 private_keys: Mapping[str, rsa.RSAPrivateKey]) -> list[str]:
     """With the key: hidden labels cover exactly the public ids, hold only values the spec
     allows, have the declared split sizes, and no public column predicts them far better than
     the baselines do."""

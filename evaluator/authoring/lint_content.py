@@ -244,10 +244,10 @@ def column_score(column: np.ndarray, truth: pd.DataFrame, spec: CompetitionSpec,
 
 def best_baseline(spec: CompetitionSpec, rows: list[dict[str, Any]], metric_name: str
                   ) -> float | None:
-    scores = [r["scores"][metric_name] for r in rows
-              if r.get("slug") == spec.slug and r.get("entrant") == "baseline"
-              and r.get("version", spec.version) == spec.version
-              and metric_name in (r.get("scores") or {})]
+    scores: list[float] = [r["scores"][metric_name] for r in rows
+                           if r.get("slug") == spec.slug and r.get("entrant") == "baseline"
+                           and r.get("version", spec.version) == spec.version
+                           and metric_name in (r.get("scores") or {})]
     if not scores:
         return None
     return max(scores) if spec.higher_is_better(metric_name) else min(scores)

@@ -139,7 +139,7 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entr
     from evaluator.render.boards import TOP, board_context, ledger_label, render
     from evaluator.render.results.board import annotate, interval_note
 
-    table = table if table is not None else standings(board, rows)  # type: ignore[arg-type]
+    table = table if table is not None else standings(board, rows)
     context = {**board_context(board.slug, len(table), ledger_label(None), TOP), **context}
     shown = table[:context["top"]]
     entries = []

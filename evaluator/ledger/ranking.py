@@ -11,11 +11,12 @@ Rounding happens only when rendering.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from evaluator.competition.boards import Rankable, final_submissions_per_version
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.ledger.store import SUBMISSION, active_submissions
 
@@ -44,7 +45,7 @@ class FinalEntry:
         return None if self.public_rank is None else self.public_rank - self.rank
 
 
-def _key(spec: Any, scores: Mapping[str, Any]) -> tuple[float, ...]:
+def _key(spec: Rankable, scores: Mapping[str, Any]) -> tuple[float, ...]:
     values = []
     for k in spec.rank_by:
         v = float(scores[k.score])
@@ -52,7 +53,7 @@ def _key(spec: Any, scores: Mapping[str, Any]) -> tuple[float, ...]:
     return tuple(values)
 
 
-def _key_fn(spec: Any) -> Any:
+def _key_fn(spec: Rankable) -> Callable[[Mapping[str, Any]], tuple[float, ...]]:
     """`_key` with the rank_by keys read once (the same tuple; called per ranked row)."""
     keys = [(k.score, k.order == "desc") for k in spec.rank_by]
     if len(keys) == 1:
@@ -61,15 +62,15 @@ def _key_fn(spec: Any) -> Any:
     return lambda s: tuple(-float(s[n]) if d else float(s[n]) for n, d in keys)
 
 
-def counted(spec: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, Any]]],
-                                                           dict[str, int]]:
+def counted(spec: Rankable, rows: list[dict[str, Any]]
+            ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     """(participant -> the submissions that count, participant -> accepted submissions)."""
     mine = [r for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")]
     return _counted(spec, mine, rows)
 
 
-def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any]]
+def _counted(spec: Rankable, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any]]
              ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     """`counted` from the competition's active, on-time submissions (`mine`, ledger order) and
     the rows that may carry a final choice (`rows`, ledger order; others are skipped)."""
@@ -94,12 +95,13 @@ def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any
                 choice[r["participant"].lower()] = list(r["final_choice"])
     if choice and active is None:
         active = {m["digest"]: m for m in mine}
-    limit = getattr(getattr(spec, "rules", None), "final_submissions_per_version", 1)
+    limit = final_submissions_per_version(spec)
+    known = active if active is not None else {}  # built above whenever a choice exists
     out: dict[str, list[dict[str, Any]]] = {}
     for who, subs in per.items():
         wish = choice.get(who)
-        chosen = [d for d in wish if d in active  # type: ignore[operator]
-                  and active[d]["participant"].lower() == who] if wish else None  # type: ignore[index]
+        chosen = [d for d in wish if d in known
+                  and known[d]["participant"].lower() == who] if wish else None
         if chosen:
             out[who] = [r for r in subs if r["digest"] in chosen]
         else:  # the default: the latest submissions
@@ -107,7 +109,8 @@ def _counted(spec: Any, mine: list[dict[str, Any]], rows: Iterable[dict[str, Any
     return out, {who: len(subs) for who, subs in per.items()}
 
 
-def _ranked(spec: Any, items: list[tuple[tuple[float, ...], str, Any]]) -> list[tuple[int, Any]]:
+def _ranked(spec: Rankable, items: list[tuple[tuple[float, ...], str, Any]]
+            ) -> list[tuple[int, Any]]:
     items = sorted(items, key=lambda t: (t[0], t[1]))
     out: list[tuple[int, Any]] = []
     for i, (key, _, payload) in enumerate(items):
@@ -116,13 +119,13 @@ def _ranked(spec: Any, items: list[tuple[tuple[float, ...], str, Any]]) -> list[
     return out
 
 
-def standings(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[Entry]:
+def standings(spec: Rankable, rows: list[dict[str, Any]]) -> list[Entry]:
     """The live board: each participant's best counted submission on the scores recorded in
     the row (the public part for a split competition, the whole split otherwise)."""
     return _standings(spec, *counted(spec, rows))
 
 
-def _standings(spec: Any, chosen: dict[str, list[dict[str, Any]]], counts: dict[str, int]
+def _standings(spec: Rankable, chosen: dict[str, list[dict[str, Any]]], counts: dict[str, int]
                ) -> list[Entry]:
     key = _key_fn(spec)
     items = []
@@ -136,7 +139,7 @@ def _standings(spec: Any, chosen: dict[str, list[dict[str, Any]]], counts: dict[
     return _rank(items, counts)
 
 
-def _standings_latest(spec: Any, mine: list[dict[str, Any]]) -> list[Entry]:
+def _standings_latest(spec: Rankable, mine: list[dict[str, Any]]) -> list[Entry]:
     """`_standings(spec, *_counted(spec, mine, []))` when only the latest submission of each
     participant counts (one final submission per version, no final choice): the latest row
     and the count of each participant in one pass, without a list of rows per participant
@@ -167,7 +170,7 @@ def _rank(items: list[tuple[tuple[float, ...], str, dict[str, Any]]], counts: di
     return out
 
 
-def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]], *,
+def standings_by_competition(specs: Iterable[Rankable], rows: list[dict[str, Any]], *,
                              active: list[dict[str, Any]] | None = None
                              ) -> dict[str, list[Entry]]:
     """`standings` of many competitions from one pass over the ledger (slug -> entries); the
@@ -180,15 +183,17 @@ def standings_by_competition(specs: Iterable[Any], rows: list[dict[str, Any]], *
     final choice (final-choice rows, submissions with `final_choice`), in ledger order.
     `active`: `active_submissions(rows)` when the caller has it already (computed otherwise)."""
     specs = list(specs)
-    mine: dict[tuple[str, int], list[dict[str, Any]]] = {(s.slug, s.version): [] for s in specs}
-    choices: dict[tuple[str, int], list[dict[str, Any]]] = {k: [] for k in mine}
+    # keyed as rows name them (a row may lack a slug or version: it matches nothing)
+    mine: dict[tuple[str | None, int | None], list[dict[str, Any]]] = {
+        (s.slug, s.version): [] for s in specs}
+    choices: dict[tuple[str | None, int | None], list[dict[str, Any]]] = {k: [] for k in mine}
     for r in active_submissions(rows) if active is None else active:
         subset = mine.get((r["slug"], r["version"]))
         if subset is not None and not r.get("late"):
             subset.append(r)
     for r in rows:
         if carries_choice(r):
-            subset = choices.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
+            subset = choices.get((r.get("slug"), r.get("version")))
             if subset is not None:
                 subset.append(r)
     return standings_routed(specs, {s.slug: mine[(s.slug, s.version)] for s in specs},
@@ -201,7 +206,7 @@ def carries_choice(row: dict[str, Any]) -> bool:
     return kind == FINAL_CHOICE or (kind == SUBMISSION and row.get("final_choice") is not None)
 
 
-def standings_routed(specs: Iterable[Any], on_time: Mapping[str, list[dict[str, Any]]],
+def standings_routed(specs: Iterable[Rankable], on_time: Mapping[str, list[dict[str, Any]]],
                      choices: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[Entry]]:
     """`standings_by_competition` from rows a caller routed already (slug -> its active,
     on-time submissions of the current version, and slug -> the rows of that slug and version
@@ -210,7 +215,7 @@ def standings_routed(specs: Iterable[Any], on_time: Mapping[str, list[dict[str, 
     Why: `evaluator.render.boards.Prepared` routes every row to its competition for the site anyway;
     routing them a second time here was a pass over the whole ledger for nothing."""
     return {s.slug: _standings_latest(s, on_time[s.slug]) if not choices[s.slug]
-            and getattr(getattr(s, "rules", None), "final_submissions_per_version", 1) == 1
+            and final_submissions_per_version(s) == 1
             else _standings(s, *_counted(s, on_time[s.slug], choices[s.slug]))
             for s in specs}
 
@@ -234,7 +239,7 @@ def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
             for rank, r in _ranked(spec, items)]
 
 
-def standing_of(spec: CompetitionSpec, rows: list[dict[str, Any]],
+def standing_of(spec: Rankable, rows: list[dict[str, Any]],
                 participant: str) -> tuple[int | None, int]:
     """(rank of the participant's counted submission, number of ranked participants)."""
     table = standings(spec, rows)

@@ -30,7 +30,8 @@ RESCORE = "rescore"
 # but is marked as scored on labels that may since have changed.
 STALE = "stale"
 # The C scanner behind `json.loads` (same strictness and constants), called once per line.
-_SCAN = json.JSONDecoder().scan_once
+# attr-defined: JSONDecoder.__init__ sets `scan_once`; typeshed does not declare it.
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def now_iso() -> str:

@@ -33,7 +33,9 @@ class RowState:
 
     @property
     def scores(self) -> dict[str, float]:
-        return self.rescores[-1]["scores"] if self.rescores else self.row["scores"]
+        scores: dict[str, float] = (self.rescores[-1]["scores"] if self.rescores
+                                    else self.row["scores"])
+        return scores
 
 
 def states(rows: list[dict[str, Any]]) -> list[RowState]:

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator.competition.schedule import Window, revealed, window_for
-from evaluator.competition.spec import PART_COLUMN, CompetitionSpec, Limits, load_spec
+from evaluator.competition.spec import PART_COLUMN, CompetitionSpec, Limits, Submission, load_spec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import (
     SUBMISSION,
@@ -54,7 +54,7 @@ class Outcome:
 class Admission:
     """What the eligibility checks decided for one submission."""
 
-    window: Window | None
+    window: Window
     remaining: tuple[int | None, int | None]
     final_choice: list[str] | None
 
@@ -80,7 +80,7 @@ def load_labels(competition_dir: Path, spec: CompetitionSpec,
         except Rejection as err:
             raise ConfigError(str(err)) from None
         need = {spec.id_column, *(t.name for t in spec.targets)}
-        if getattr(spec, "has_parts", False):
+        if spec.has_parts:
             need.add(PART_COLUMN)
         missing = need - set(table.columns)
         if missing:
@@ -101,17 +101,31 @@ def is_llm(entrant: str | None) -> bool:
     return entrant in LLM_ENTRANTS
 
 
-def limits_for(spec: CompetitionSpec, window: Window, entrant: str | None) -> Limits:
+class Quota(Protocol):
+    """What the quota checks read: a competition.yaml's spec, or a track board whose
+    `submission` bounds have the same shape (the code track's `CodeBoard`)."""
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def submission(self) -> Submission: ...
+
+
+def limits_for(spec: Quota, window: Window, entrant: str | None) -> Limits:
     """The quota this submission counts against: the window's (phase or competition) limits
     for humans and baselines; `submission.llm_limits` (else the same numbers) for LLM runs."""
     if is_llm(entrant):
-        llm = getattr(spec.submission, "llm_limits", None)
+        llm = spec.submission.llm_limits
         if llm is not None:
             return llm
     return window.limits
 
 
-def check_eligibility(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
+def check_eligibility(spec: Quota, rows: list[dict[str, Any]], participant: str,
                       now: datetime, *, entrant: str | None = None,
                       window: Window | None = None) -> tuple[int, int]:
     """Raise a Rejection when the participant is over a limit; else the submissions left
@@ -213,25 +227,27 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                         f"submission is by {participant!r}", code="claim-mismatch")
     opened = envelope.open_envelope(
         sealed, keys, envelope.prediction_claims(spec.slug, spec.version, login))
-    def admit(rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, Admission]:
+    def admit(rows: list[dict[str, Any]]) -> dict[str, Any] | Admission:
         """Duplicate, window, limits and final choice on `rows`; run before scoring (so an
         ineligible submission learns nothing) and again under the ledger lock before the
-        append (so concurrent submissions cannot both pass on the same stale rows)."""
+        append (so concurrent submissions cannot both pass on the same stale rows). The row
+        that recorded this envelope already, if any; else the admission."""
         for row in rows:
             if row["type"] == SUBMISSION and row["digest"] == opened.digest:
                 if row["participant"].lower() != login:
                     raise Rejection("this envelope was already submitted by another "
                                     "participant", code="copied")
-                return row, Admission(None, (None, None), None)
+                return row
         window = submission_window(spec, rows, now)
         remaining = (check_eligibility(spec, rows, login, now, entrant=meta.entrant,
                                        window=window) if ledger else (None, None))
         final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest)
                         if meta.final is not None and not window.late else None)
-        return None, Admission(window, remaining, final_choice)
+        return Admission(window, remaining, final_choice)
 
-    earlier, admission = admit(ledger.rows() if ledger else [])
-    if earlier is not None:
+    admission = admit(ledger.rows() if ledger else [])
+    if not isinstance(admission, Admission):
+        earlier = admission
         return Outcome(True, spec.slug, login, scores=earlier["scores"], row=earlier,
                        duplicate=True)
     window, final_choice = admission.window, admission.final_choice
@@ -282,13 +298,14 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
     if ledger:
         def recheck(current: list[dict[str, Any]]) -> dict[str, Any] | None:
             nonlocal remaining
-            existing, again = admit(current)
-            if existing is None and (again.final_choice != final_choice
-                                     or again.window != window):
+            again = admit(current)
+            if not isinstance(again, Admission):
+                return again  # the row that recorded this envelope meanwhile
+            if again.final_choice != final_choice or again.window != window:
                 raise Rejection("the ledger changed while this submission was scored (a "
                                 "concurrent submission); submit again", code="retry")
             remaining = again.remaining
-            return existing
+            return None
         existing = ledger.append_checked(row, recheck)
         if existing is not None:  # the same envelope was recorded meanwhile, by another run
             return Outcome(True, spec.slug, login, scores=existing["scores"], row=existing,

@@ -25,7 +25,7 @@ import csv
 import io
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from evaluator import settings
-from evaluator.competition.boards import boards_for, is_board
+from evaluator.competition.boards import Leaderboard, Rankable, boards_for, is_board
 from evaluator.competition.schedule import REVEAL, revealed
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError
@@ -119,6 +119,7 @@ _ENV: Environment | None = None
 
 def render(template: str, **context: Any) -> str:
     global _ENV
+    # union-attr: `environment()` always gives the Environment a FileSystemLoader
     if _ENV is None or templates_dir() != Path(_ENV.loader.searchpath[0]):  # type: ignore[union-attr]
         _ENV = environment()
     return _ENV.get_template(template).render(**context)
@@ -180,7 +181,7 @@ def _entry_view(spec: CompetitionSpec, entry: Entry) -> dict[str, Any]:
     }
 
 
-def _standings(spec: Any, rows: list[dict[str, Any]],
+def _standings(spec: Rankable, rows: list[dict[str, Any]],
                table: list[Entry] | None) -> list[Entry]:
     return table if table is not None else standings_by_competition([spec], rows)[spec.slug]
 
@@ -216,14 +217,16 @@ def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
                   **board_context(spec.slug, len(entries), source or ledger_label(None), top))
 
 
-def standings_csv(spec: Any, entries: list[Entry]) -> str:
+def standings_csv(spec: Leaderboard, entries: list[Entry]) -> str:
     """Full standings as CSV (every entry; scores at full precision). Participant strings are
     data here; a cell that a spreadsheet would run as a formula is prefixed with `'`. The last
     column, `scored_on`, says which part of the hidden labels the scores are from (`public`
     for a split competition's live board, `all` for a whole split), so a CSV read on its own
     cannot be mistaken for the final standings."""
-    score_names = list(getattr(spec, "csv_scores", ())) or (
-        list(getattr(spec, "metrics", {})) + list(getattr(spec, "derived", {})))
+    if is_board(spec):
+        score_names = list(spec.csv_scores)
+    else:
+        score_names = list(spec.metrics) + list(spec.derived)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["rank", "participant", "entrant", "method", "model", *score_names,
@@ -287,7 +290,7 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
 
 
-def index_page(specs: list[Any], rows: list[dict[str, Any]], *,
+def index_page(specs: Sequence[Rankable], rows: list[dict[str, Any]], *,
                source: str | None = None,
                tables: dict[str, list[Entry]] | None = None) -> str:
     tables = tables if tables is not None else standings_by_competition(specs, rows)
@@ -320,14 +323,14 @@ class Prepared:
     function of (specs, rows): the output is byte for byte what each renderer computes alone.
     """
 
-    def __init__(self, specs: Iterable[Any], rows: list[dict[str, Any]]) -> None:
+    def __init__(self, specs: Iterable[Leaderboard], rows: list[dict[str, Any]]) -> None:
         specs = list(specs)
         self.rows = rows
         # one pass over the ledger: every slug it names, the audit lines, the reveal rows,
         # the rows that may carry a final choice, and each submission routed by (slug,
         # version) (the rows of a version no competition renders are dropped afterwards)
         seen: set[Any] = set()
-        reveals: dict[tuple[str, int], dict[str, Any]] = {}
+        reveals: dict[tuple[str | None, int | None], dict[str, Any]] = {}
         choice_rows: list[dict[str, Any]] = []
         routes: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
         withdrawn: set[str] = set()
@@ -366,16 +369,17 @@ class Prepared:
         if unknown:
             raise ConfigError(f"ledger has rows for unknown competitions {unknown}; "
                               "pass the competitions folder that holds them")
-        every = [*self.specs, *self.boards]
+        every: list[Leaderboard] = [*self.specs, *self.boards]
         # active rows of each competition's current version, late ones included: the rows
         # `active_submissions` keeps, routed (tested against it)
         self.submissions: dict[str, list[dict[str, Any]]] = {
             s.slug: apply_audits(routes.get((s.slug, s.version), []), withdrawn, rescored,
                                  stale) for s in every}
-        wanted = {(s.slug, s.version): s.slug for s in every}
+        wanted: dict[tuple[str | None, int | None], str] = {(s.slug, s.version): s.slug
+                                                            for s in every}
         choices: dict[str, list[dict[str, Any]]] = {s.slug: [] for s in every}
         for r in choice_rows:
-            slug = wanted.get((r.get("slug"), r.get("version")))  # type: ignore[arg-type]
+            slug = wanted.get((r.get("slug"), r.get("version")))
             if slug is not None:
                 choices[slug].append(r)
         self.reveals = {s.slug: reveals.get((s.slug, s.version)) for s in every}
@@ -385,7 +389,7 @@ class Prepared:
             for slug, subs in self.submissions.items()}, choices)
         self._csv: dict[str, str] = {}
 
-    def csv(self, spec: Any) -> str:
+    def csv(self, spec: Leaderboard) -> str:
         """`standings_csv` of a competition (written once, then reused)."""
         text = self._csv.get(spec.slug)
         if text is None:
@@ -393,13 +397,13 @@ class Prepared:
         return text
 
 
-def prepare(specs: Iterable[Any], rows: list[dict[str, Any]]) -> Prepared:
+def prepare(specs: Iterable[Leaderboard], rows: list[dict[str, Any]]) -> Prepared:
     """`Prepared(specs, rows)` with the cyclic collector paused (see evaluator.util.gcpause)."""
     with gcpause.paused():
         return Prepared(specs, rows)
 
 
-def write_leaderboards(specs: list[Any], rows: list[dict[str, Any]], out_dir: Path, *,
+def write_leaderboards(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out_dir: Path, *,
                        ledger: Path | str | None = None,
                        changed: Iterable[str] | None = None,
                        top: int = TOP, prepared: Prepared | None = None) -> list[Path]:
@@ -431,7 +435,8 @@ def _write_leaderboards(p: Prepared, out_dir: Path, *, ledger: Path | str | None
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
-    for spec in [*specs, *boards]:
+    every: list[Leaderboard] = [*specs, *boards]
+    for spec in every:
         if wanted is not None and spec.slug not in wanted:
             continue
         table = tables[spec.slug]
@@ -448,6 +453,5 @@ def _write_leaderboards(p: Prepared, out_dir: Path, *, ledger: Path | str | None
             page = competition_page(spec, rows, link, source=source, top=top, table=table)
         write(out_dir / f"{spec.slug}.md", page)
         write(out_dir / f"{spec.slug}.csv", p.csv(spec))
-    write(out_dir / "README.md", index_page([*specs, *boards], rows, source=source,
-                                            tables=tables))
+    write(out_dir / "README.md", index_page(every, rows, source=source, tables=tables))
     return written

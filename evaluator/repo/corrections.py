@@ -20,6 +20,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator.competition.boards import Board
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import (
@@ -107,10 +108,10 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
         scored_on = PUBLIC if spec.has_parts else ALL
         same_private = True
         if spec.has_parts:
-            sealed = r.get("sealed_scores")
-            same_private = bool(sealed) and envelope.open_scores(
-                sealed, keys, spec.slug, spec.version, r["digest"]).get(PRIVATE) == \
-                parts[PRIVATE]
+            sealed_scores = r.get("sealed_scores")
+            same_private = bool(sealed_scores and envelope.open_scores(
+                sealed_scores, keys, spec.slug, spec.version, r["digest"]).get(PRIVATE) ==
+                parts[PRIVATE])
         unchanged = scores == r["scores"] and r.get("scored_on", ALL) == scored_on and \
             same_private
         if unchanged and r.get("intervals"):
@@ -150,7 +151,7 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     return report
 
 
-def rescore_board(root: Path, board: Any, *, by: str = "", dry_run: bool = False
+def rescore_board(root: Path, board: Board, *, by: str = "", dry_run: bool = False
                   ) -> RescoreReport:
     """Re-score the active rows of a track board (no competition.yaml, no envelopes): the board
     says what changes in each row (`board.rescore_row(row)`, None for nothing) and why; the

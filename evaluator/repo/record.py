@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.competition.boards import Board
+from evaluator.competition.boards import Board, Leaderboard
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import SUBMISSION, Ledger
@@ -30,7 +30,7 @@ def envelopes_dir(root: Path) -> Path:
     return Path(root) / "leaderboard" / "envelopes"
 
 
-def all_specs(root: Path, boards: Sequence[Board] = ()) -> list[Any]:
+def all_specs(root: Path, boards: Sequence[Board] = ()) -> list[Leaderboard]:
     """Every competition spec, plus the track boards (passed in by the track's caller: this
     layer sits below the tracks) whose folder exists."""
     comps = Path(root) / "competitions"

@@ -28,8 +28,9 @@ from evaluator.competition.boards import Board
 from evaluator.competition.schedule import REVEAL, stamp
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
-from evaluator.ledger.ranking import FINAL_CHOICE, counted, final_standings
+from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
 from evaluator.ledger.store import Ledger, active_submissions, now_iso
+from evaluator.repo.gitops import Change
 from evaluator.repo.record import ledger_path, rerender
 from evaluator.scoring.score import PRIVATE, PUBLIC
 from evaluator.submission import envelope
@@ -41,7 +42,7 @@ class RevealReport:
     version: int
     row: dict[str, Any]
     written: bool
-    standings: list[Any] = field(default_factory=list)
+    standings: list[FinalEntry] = field(default_factory=list)
     pages: list[Path] = field(default_factory=list)
 
 
@@ -155,7 +156,7 @@ def _reveal_digest(slug: str, version: int, private: Mapping[str, Any]) -> str:
     return hashlib.sha256(f"reveal\x00{slug}\x00{version}\x00{content}".encode()).hexdigest()
 
 
-def check_reveal_row(root: Path, row: Mapping[str, Any]) -> CompetitionSpec:
+def check_reveal_row(root: Path, row: object) -> CompetitionSpec:
     """Validate a reveal row made by a keyed job before a job without the key records it: the
     row is for this competition's current version, its digest matches its content, and it
     reveals exactly the submissions that count on the current ledger."""
@@ -177,10 +178,9 @@ def check_reveal_row(root: Path, row: Mapping[str, Any]) -> CompetitionSpec:
     return spec
 
 
-def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = ()) -> Any:
+def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = ()
+                  ) -> Change | None:
     """Append a checked reveal row and re-render; the git Change to commit (None if done)."""
-    from evaluator.repo.gitops import Change
-
     root = Path(root)
     spec = check_reveal_row(root, row)
     ledger = Ledger(ledger_path(root))

@@ -26,6 +26,7 @@ unless clusters tie them (then both splits draw the same clusters).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,7 @@ class Resampler:
         flat = self.cluster_draws @ per_unit.reshape(self.n_clusters, k * k)
         return flat.reshape(self.b, k, k)
 
-    def weight_chunks(self):
+    def weight_chunks(self) -> Iterator[np.ndarray]:
         """(R, n) resample counts per row, CHUNK resamples at a time."""
         for start in range(0, self.b, CHUNK):
             r = min(CHUNK, self.b - start)

@@ -144,10 +144,10 @@ def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
     for split, table in labels.items():
         if split in clusters:
             name, values = clusters[split]
-            universe, cluster_draws = shared[name]
+            universe, unit_draws = shared[name]
             codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
             resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
-                                                    cluster_draws=cluster_draws,
+                                                    cluster_draws=unit_draws,
                                                     n_clusters=len(universe))
         else:
             resamplers[split] = bootstrap.Resampler(len(table), rng, resamples)

@@ -122,7 +122,7 @@ def open_envelope(compact: bytes, private_keys: Mapping[str, rsa.RSAPrivateKey],
                         code="malformed-envelope")
     if "zip" in header or "crit" in header:
         raise Rejection("JWE header must not use 'zip' or 'crit'", code="malformed-envelope")
-    kid = header.get("kid")
+    kid: str = header["kid"]  # read_header checked that it is a string
     if kid not in private_keys:
         raise Rejection(f"encrypted for key {kid!r}, which this competition does not hold; "
                         f"encrypt with the public key in keys/ (kid {', '.join(private_keys)})",

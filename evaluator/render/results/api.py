@@ -9,14 +9,15 @@ inconsistencies found in a reference's own numbers (`inconsistencies`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.competition.spec import CompetitionSpec
+from evaluator.competition.boards import Leaderboard
 from evaluator.render.results import checks, entries, tables
 
 
-def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
+def dataset(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
             source: dict[str, Any] | None = None, k_reading: str = "repairs",
             campaign_dirs: list[Path] | None = None,
             load_runs: entries.RunLoader | None = None,
@@ -32,10 +33,11 @@ def dataset(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
         return entries.from_source(source)
     if campaign_dirs and load_runs is None:
         raise ValueError("campaign_dirs need load_runs (evaluator.llm.report.load_runs)")
+    failures = None
     if campaign_dirs and load_runs is not None:
         track_reader = load_runs
         load_runs = lambda folder: entries.campaign_runs(folder, track_reader)  # noqa: E731
-    failures = entries.failed_runs(campaign_dirs, load_runs) if campaign_dirs else None
+        failures = entries.failed_runs(campaign_dirs, load_runs)
     modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
              if campaign_dirs and classify is not None and load_runs is not None else None)
     ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaluator.competition.boards import Leaderboard, Rankable
+from evaluator.competition.spec import CompetitionSpec
 from evaluator.render.results import conformance
 
 
@@ -19,10 +21,12 @@ def interval_of(row: dict[str, Any], score: str) -> dict[str, Any] | None:
 
 
 def overlaps(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    return bool(a and b) and a["low"] <= b["high"] and b["low"] <= a["high"]  # type: ignore[index]
+    if not a or not b:
+        return False
+    return bool(a["low"] <= b["high"] and b["low"] <= a["high"])
 
 
-def annotate(spec: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def annotate(spec: Leaderboard, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per ranked row (in rank order): interval of the primary score, `overlap` (its interval
     overlaps the entry ranked just above or just below), protocol status and mark."""
     score = spec.primary_score
@@ -30,8 +34,9 @@ def annotate(spec: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for i, r in enumerate(rows):
         near = [intervals[j] for j in (i - 1, i + 1) if 0 <= j < len(rows)]
-        verdict = (conformance.check_row(spec, r) if hasattr(spec, "rules")
-                   else {"status": conformance.OK, "deviations": [], "unverified": []})
+        verdict: dict[str, Any] = (
+            conformance.check_row(spec, r) if isinstance(spec, CompetitionSpec)  # has rules
+            else {"status": conformance.OK, "deviations": [], "unverified": []})
         out.append({"interval": intervals[i],
                     "overlap": any(overlaps(intervals[i], other) for other in near),
                     "protocol": verdict["status"], "mark": conformance.mark(verdict["status"]),
@@ -39,7 +44,7 @@ def annotate(spec: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def interval_note(spec: Any, rows: list[dict[str, Any]]) -> str:
+def interval_note(spec: Rankable, rows: list[dict[str, Any]]) -> str:
     """One sentence under the board: how intervals were computed, and whether the test set is
     small. Empty when no row carries intervals."""
     found = [iv for r in rows if (iv := interval_of(r, spec.primary_score))]

@@ -25,8 +25,8 @@ from evaluator.render.results.tables import TIE_DIGITS, signed_gap
 
 _PRINTED = re.compile(r"printed\s+(?P<score>\d+(?:\.\d+)?)\s*"
                       r"(?:(?P<arrow>[↓↑])(?P<gap>\d+(?:\.\d+)?)|\(gap 0\))")
-PAPER_CLAIMS = {"tie_or_beat": 19, "pairs": 162, "severe": 20,
-                "llm_mean_above_human_mean": (6, 16)}
+PAPER_CLAIMS: dict[str, Any] = {"tie_or_beat": 19, "pairs": 162, "severe": 20,
+                                "llm_mean_above_human_mean": (6, 16)}
 
 
 def table2_checks() -> list[str]:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.competition.boards import Leaderboard
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.ledger.store import active_submissions
 from evaluator.render.results import conformance
@@ -82,7 +83,7 @@ def mean_sem(values: list[float]) -> tuple[float, float | None]:
     return mean, statistics.stdev(values) / math.sqrt(len(values))
 
 
-def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
+def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
                 k_reading: str = "repairs",
                 failures: list[dict[str, Any]] | None = None,
                 modes: dict[str, str] | None = None,
@@ -106,7 +107,7 @@ def from_ledger(specs: list[CompetitionSpec], rows: list[dict[str, Any]], *,
     entries: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
     for spec in specs:
-        if not hasattr(spec, "rules") or not hasattr(spec, "primary_score"):
+        if not isinstance(spec, CompetitionSpec):
             continue  # code-track boards have their own results (`results codetrack`)
         meta = competition_meta(spec)
         reference = spec.human_reference
@@ -194,9 +195,9 @@ def _mode(runs: list[dict[str, Any]], modes: dict[str, str]) -> str | None:
 
 
 def _name(row: dict[str, Any]) -> str:
-    if _kind(row) in LLM_KINDS:
-        return row.get("model") or row["participant"]
-    return row["participant"]
+    name: str = (row.get("model") or row["participant"] if _kind(row) in LLM_KINDS
+                 else row["participant"])
+    return name
 
 
 SUMMARY_FIELDS = ("model", "slug", "status")

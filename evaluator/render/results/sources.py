@@ -54,7 +54,7 @@ def competition_meta(spec: CompetitionSpec) -> dict[str, Any]:
             "higher_is_better": spec.higher_is_better(primary),
             "difficulty": spec.difficulty, "classification": bounded,
             "splits": _splits_of(spec, primary), "all_splits": sorted(spec.splits),
-            "public_part": bool(getattr(spec, "has_parts", False))}
+            "public_part": spec.has_parts}
 
 
 def _splits_of(spec: CompetitionSpec, score: str) -> list[str]:

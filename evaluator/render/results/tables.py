@@ -32,7 +32,8 @@ FAMILY_SCOPE = "classification competitions (bounded higher-is-better metrics) o
 
 
 def _counted(entry: dict[str, Any]) -> bool:
-    return entry["protocol"] != conformance.OUT
+    status: str = entry["protocol"]
+    return status != conformance.OUT
 
 
 def _mean(values: list[float]) -> float | None:

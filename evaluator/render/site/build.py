@@ -15,16 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from evaluator.competition.boards import is_board
+from evaluator.competition.boards import Leaderboard, is_board
+from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError
+from evaluator.ledger.ranking import Entry
 from evaluator.paths import repo_root, templates_dir
 from evaluator.render.boards import Prepared, ledger_label, write_leaderboards
 from evaluator.render.site import parallel, views
@@ -42,6 +44,14 @@ class Source:
     label: str
     rows: int
     sha256: str
+
+
+@runtime_checkable
+class SitePage(Protocol):
+    """A track board with a page of its own on the site (`tracks/<slug>.html`)."""
+
+    def site_page(self, rows: list[dict[str, Any]], table: list[Entry], *,
+                  shown: int = ...) -> dict[str, Any]: ...
 
 
 _ENVS: dict[str, Environment] = {}
@@ -69,7 +79,7 @@ def source_of(ledger: Path | str | None, rows: list[dict[str, Any]]) -> Source:
     return Source(label=ledger_label(ledger), rows=len(rows), sha256=sha)
 
 
-def build_site(specs: list[Any], rows: list[dict[str, Any]], out: Path, *,
+def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Path, *,
                ledger: Path | str | None = None, repo_url: str | None = None,
                changed: list[str] | None = None, shown: int = views.SHOWN,
                prepared: Prepared | None = None, jobs: int | None = None,
@@ -109,7 +119,7 @@ def build_site(specs: list[Any], rows: list[dict[str, Any]], out: Path, *,
         return sorted(built + markdown)
 
 
-def _build_site(p: Prepared, out: Path, comps: list[Any], drawer: Drawer, *,
+def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Drawer, *,
                 ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
                 shown: int, campaigns: dict[str, str], judged: dict[str, Any],
                 progress: Callable[[int, int, str], None]) -> list[Path]:
@@ -135,7 +145,7 @@ def _build_site(p: Prepared, out: Path, comps: list[Any], drawer: Drawer, *,
     source = source_of(ledger, rows)
     tracks = []
     for b in p.boards:
-        if callable(getattr(b, "site_page", None)):
+        if isinstance(b, SitePage):
             t = {"slug": b.slug, "title": b.title, "total": len(tables[b.slug]),
                  **b.site_page(rows, tables[b.slug], shown=shown)}
             t["sections"] = views.track_sections(t.get("sections", []), p.submissions[b.slug],
@@ -200,15 +210,14 @@ def _figures(v: CompetitionView) -> list[Job]:
     """The two figures of a competition page, as jobs for the drawing worker: only what the
     plots read (sent to the worker through a pipe when it draws beside the build)."""
     ref = v.human_reference
-    ref = None if ref is None else SimpleNamespace(top=getattr(ref, "top", None),
-                                                   mean=getattr(ref, "mean", None))
+    plain = None if ref is None else SimpleNamespace(top=ref.top, mean=ref.mean)
     top = [{k: e[k] for k in ("rank", "participant", "kind", "primary", "interval")}
            for e in v.entries[:STANDINGS_LIMIT]]
-    return [(f"standings:{v.slug}", "standings_plot", (top, v.metric, v.higher, ref)),
-            (f"spread:{v.slug}", "spread_plot", (v.spread, v.metric, v.higher, ref))]
+    return [(f"standings:{v.slug}", "standings_plot", (top, v.metric, v.higher, plain)),
+            (f"spread:{v.slug}", "spread_plot", (v.spread, v.metric, v.higher, plain))]
 
 
-def _results_context(comps: list[Any], rows: list[dict[str, Any]],
+def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
                      routed: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Results from `render.results` (the same numbers as `gnncb results ...`), and the jobs
     drawing its two figures (`figures`). `routed`: the shared view's submissions per
@@ -245,7 +254,7 @@ def _results_context(comps: list[Any], rows: list[dict[str, Any]],
             "excluded": gaps["excluded"][:EXCLUDED_LISTED]}
 
 
-def _entry_page(page: Any, spec: Any, v: CompetitionView, e: dict[str, Any],
+def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView, e: dict[str, Any],
                 repo_url: str | None, campaigns: dict[str, str]) -> None:
     row = e["row"]
     raw = row.get("declared") if isinstance(row.get("declared"), dict) else {}

@@ -123,11 +123,12 @@ class Drawer:
             self._inline.update({job[0]: job for job in jobs})
             return
         try:
+            # arg-type, union-attr (below): Popen(stdin=PIPE, stdout=PIPE) sets both pipes
             _send(self._proc.stdin, jobs)  # type: ignore[arg-type]
         except (BrokenPipeError, OSError):
             self._failed()
         if self._batches == 2:
-            self._proc.stdin.close()  # type: ignore[union-attr]
+            self._proc.stdin.close()  # type: ignore[union-attr]  # stdin=PIPE: never None
 
     def get(self, key: str) -> Any:
         if self._proc is None:
@@ -136,6 +137,7 @@ class Drawer:
             while self._batches < 2:
                 self.send([])
             try:
+                # arg-type: Popen(stdout=PIPE) sets the pipe
                 status, payload = _recv(self._proc.stdout)  # type: ignore[arg-type]
             except EOFError:
                 self._failed()

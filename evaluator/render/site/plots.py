@@ -18,7 +18,7 @@ import io
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from markupsafe import Markup
 
@@ -86,7 +86,7 @@ def _short(text: str, n: int = 28) -> str:
 
 
 def standings_plot(entries: Sequence[dict[str, Any]], metric: str, higher: bool,
-                   human_ref: Any = None, limit: int = STANDINGS_LIMIT) -> Markup:
+                   human_ref: HumanRef | None = None, limit: int = STANDINGS_LIMIT) -> Markup:
     """Dot per entry (its counted score) with its 95 % interval as a whisker, colored by kind;
     the paper's human top and mean as vertical lines."""
     from matplotlib import transforms
@@ -131,17 +131,28 @@ def standings_plot(entries: Sequence[dict[str, Any]], metric: str, higher: bool,
     return _svg(fig, f"Standings by {metric}", desc)
 
 
-def _refs(human_ref: Any) -> list[tuple[float, str, str]]:
+class HumanRef(Protocol):
+    """The paper's human top and mean a plot draws as lines (a spec's `human_reference`,
+    sent to the drawing worker as a plain namespace)."""
+
+    @property
+    def top(self) -> float | None: ...
+
+    @property
+    def mean(self) -> float | None: ...
+
+
+def _refs(human_ref: HumanRef | None) -> list[tuple[float, str, str]]:
     out = []
-    if human_ref is not None and getattr(human_ref, "top", None) is not None:
+    if human_ref is not None and human_ref.top is not None:
         out.append((float(human_ref.top), "-", "paper: best human"))
-    if human_ref is not None and getattr(human_ref, "mean", None) is not None:
+    if human_ref is not None and human_ref.mean is not None:
         out.append((float(human_ref.mean), "--", "paper: human mean"))
     return out
 
 
 def spread_plot(spread: dict[str, list[float]], metric: str, higher: bool,
-                human_ref: Any = None) -> Markup:
+                human_ref: HumanRef | None = None) -> Markup:
     """Histogram of every accepted submission's score (not only the counted ones), stacked by
     kind, so readers see where the field lies and how far the leaders are from it."""
     import numpy as np

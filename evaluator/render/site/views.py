@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluator.competition.boards import Leaderboard
+from evaluator.competition.spec import CompetitionSpec, HumanReference
 from evaluator.ledger.ranking import Entry
 from evaluator.render.results import conformance
 from evaluator.render.results.board import interval_of as board_interval
@@ -67,14 +69,15 @@ def interval_of(row: dict[str, Any], score: str) -> tuple[float, float] | None:
     return None
 
 
-def score_names(spec: Any) -> list[str]:
-    names = list(getattr(spec, "metrics", {})) + list(getattr(spec, "derived", {}))
+def score_names(spec: Leaderboard) -> list[str]:
+    names = (list(spec.metrics) + list(spec.derived) if isinstance(spec, CompetitionSpec)
+             else [])
     return names or [k.score for k in spec.rank_by]
 
 
 @dataclass
 class CompetitionView:
-    spec: Any
+    spec: Leaderboard
     slug: str
     title: str
     metric: str
@@ -85,13 +88,13 @@ class CompetitionView:
     submissions: int  # accepted submissions (all, not only the counted ones)
     best: dict[str, dict[str, Any] | None]  # best entry of each kind
     spread: dict[str, list[float]]  # primary score of every accepted submission, per kind
-    human_reference: Any
+    human_reference: HumanReference | None
     intervals: int  # shown entries that carry an interval
     overlaps: int = 0  # shown entries whose interval overlaps a neighbour's (marked ≈)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _entry(spec: Any, e: Entry, primary: str) -> dict[str, Any]:
+def _entry(spec: CompetitionSpec, e: Entry, primary: str) -> dict[str, Any]:
     r = e.row
     return {
         "rank": e.rank, "id": entry_id(r), "participant": r.get("participant", ""),
@@ -104,7 +107,7 @@ def _entry(spec: Any, e: Entry, primary: str) -> dict[str, Any]:
     }
 
 
-def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
+def competition_view(spec: CompetitionSpec, table: list[Entry], subs: list[dict[str, Any]],
                      shown: int = SHOWN) -> CompetitionView:
     """`table` = standings of the competition, `subs` = its active submissions (all versions'
     rows of the current version, in ledger order).
@@ -124,7 +127,8 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         if i < shown or (first_of_kind and kind != "human") or kind == "baseline":
             keep.append(i)
     spread: dict[str, list[float]] = {k: [] for k in KINDS}
-    isfinite, empty, kinds = math.isfinite, {}, _KINDS
+    empty: dict[str, Any] = {}
+    isfinite, kinds = math.isfinite, _KINDS
     for r in subs:  # every accepted submission: the one per-row loop of a page
         v = r.get("scores", empty).get(primary)
         if v is not None:
@@ -132,8 +136,8 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
             if isfinite(v):
                 # kind_of, with its cache of entrant strings looked up here
                 entrant = r.get("entrant", "human")
-                kind = kinds.get(entrant) if type(entrant) is str else None
-                spread[kind or kind_of(r)].append(v)
+                cached = kinds.get(entrant) if type(entrant) is str else None
+                spread[cached or kind_of(r)].append(v)
     entries = []
     for i in keep:
         entry = _entry(spec, table[i], primary)
@@ -146,12 +150,12 @@ def competition_view(spec: Any, table: list[Entry], subs: list[dict[str, Any]],
         spec=spec, slug=spec.slug, title=spec.title, metric=primary,
         higher=spec.higher_is_better(primary), scores=score_names(spec), entries=entries,
         total=len(table), submissions=len(subs), best=best, spread=spread,
-        human_reference=getattr(spec, "human_reference", None),
+        human_reference=spec.human_reference,
         intervals=sum(1 for e in entries if e["interval"]),
         overlaps=sum(1 for e in entries if e["overlap"]))
 
 
-def competition_summary(spec: Any, table: list[Entry]) -> CompetitionView:
+def competition_summary(spec: CompetitionSpec, table: list[Entry]) -> CompetitionView:
     """What the index shows of a competition this build does not rebuild (`--only`, a
     publish): its title, metric, ranked entries and best entry of each kind, as in
     `competition_view`, without the shown entries and the spread of every submission, which
@@ -170,14 +174,14 @@ def competition_summary(spec: Any, table: list[Entry]) -> CompetitionView:
         spec=spec, slug=spec.slug, title=spec.title, metric=primary,
         higher=spec.higher_is_better(primary), scores=score_names(spec), entries=[],
         total=len(table), submissions=0, best=best, spread={},
-        human_reference=getattr(spec, "human_reference", None), intervals=0)
+        human_reference=spec.human_reference, intervals=0)
 
 
-def protocol_of(spec: Any, row: dict[str, Any]) -> dict[str, Any] | None:
+def protocol_of(spec: Leaderboard, row: dict[str, Any]) -> dict[str, Any] | None:
     """Whether the declared rules fit the protocol (`render.results.conformance`), with the
     mark the boards print ('' ok, '†' unverified, '✗' outside); None for a board without
     rules (a track)."""
-    if not hasattr(spec, "rules"):
+    if not isinstance(spec, CompetitionSpec):  # only a competition.yaml has rules
         return None
     verdict = conformance.check_row(spec, row)
     return {**verdict, "mark": conformance.mark(verdict["status"]),
