@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import REPO
+
+ROOT = REPO
 # The layers issue 21 asks to be type-checked (at least); the configuration may list more.
 REQUIRED = ("evaluator/util", "evaluator/errors.py", "evaluator/paths.py", "evaluator/metrics",
             "evaluator/competition", "evaluator/submission", "evaluator/scoring",
