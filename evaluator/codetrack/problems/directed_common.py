@@ -15,9 +15,17 @@ from typing import Any
 
 import networkx as nx
 
-from evaluator.codetrack.problem import CATEGORIES
+from evaluator.codetrack.problem import CATEGORIES, cells
 
 TYPING_IMPORT = "from typing import List\n\n\n"
+
+# The published cells (Problem.published_cells) of the directed problems GraphEval36K drew from
+# planar and sparse graphs only: every sub-category of both, or all but planar/connected.
+PLANAR_SPARSE_CELLS = cells(
+    "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic"
+)
+PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED = PLANAR_SPARSE_CELLS[1:]
 
 # Why DAG problems re-orient instead of rejecting: "connected"/"disconnected" graphs of most
 # categories (and every regular digraph) contain directed cycles, so rejecting them would leave

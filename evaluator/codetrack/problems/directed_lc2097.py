@@ -10,8 +10,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import Verdict
+from evaluator.codetrack.inputgraph import pairs_digraph
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     as_digraph,
     is_int,
@@ -140,6 +142,44 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"pairs": pairs}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2097_starts_at_first_pair(pairs: list[list[int]]) -> list[list[int]]:
+    """Hierholzer's algorithm from the first pair's start, not from the node with one more
+    outgoing than incoming pair."""
+    out: dict[int, list[int]] = {}
+    for s, e in pairs:
+        out.setdefault(s, []).append(e)
+    stack, nodes = [pairs[0][0]], []
+    while stack:
+        heads = out.get(stack[-1])
+        if heads:
+            stack.append(heads.pop())
+        else:
+            nodes.append(stack.pop())
+    nodes.reverse()
+    return [[a, b] for a, b in zip(nodes, nodes[1:], strict=False)]
+
+
+def lc2097_greedy_walk(pairs: list[list[int]]) -> list[list[int]]:
+    """Walks from the right start along unused pairs until stuck, never splicing in the
+    detours it skipped."""
+    out: dict[int, list[int]] = {}
+    balance: Counter[int] = Counter()
+    for s, e in pairs:
+        out.setdefault(s, []).append(e)
+        balance[s] += 1
+        balance[e] -= 1
+    u = next((v for v, b in balance.items() if b == 1), pairs[0][0])
+    walk = []
+    while out.get(u):
+        v = out[u].pop()
+        walk.append([u, v])
+        u = v
+    return walk
+
+
 PROBLEM = register(
     Problem(
         id="lc2097",
@@ -155,6 +195,15 @@ PROBLEM = register(
         reference=valid_arrangement,
         checker=check_arrangement,
         build_case=build_case,
+        mutants={
+            "starts at the first pair": lc2097_starts_at_first_pair,
+            "greedy walk, no splicing": lc2097_greedy_walk,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: pairs_digraph(a["pairs"]),
+        cost_rate=2e-6,
+        in_contract=in_contract,
+        slow_import=True,
         field_map={"graphs": "pairs"},
         skipped_cells=skip_subcategories(
             ["disconnected"], "the pairs of an Eulerian trail are one weakly connected graph "

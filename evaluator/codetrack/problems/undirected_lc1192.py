@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import set_of_unordered_pairs
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     adjacency,
@@ -102,6 +103,51 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1192_leaf_links(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Calls critical only the links to a server with a single link."""
+    degree = [0] * n
+    for a, b in connections:
+        degree[a] += 1
+        degree[b] += 1
+    return [[a, b] for a, b in connections if degree[a] == 1 or degree[b] == 1]
+
+
+def lc1192_parent_link_not_skipped(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Low-links that also go back through the link to the parent: no link is ever a bridge."""
+    adj = adjacency(n, connections)
+    disc = [-1] * n
+    low = [0] * n
+    bridges: list[list[int]] = []
+    clock = 0
+    for start in range(n):
+        if disc[start] != -1:
+            continue
+        disc[start] = low[start] = clock
+        clock += 1
+        stack = [(start, -1, 0)]
+        while stack:
+            u, parent, i = stack[-1]
+            if i < len(adj[u]):
+                stack[-1] = (u, parent, i + 1)
+                v = adj[u][i]
+                if disc[v] == -1:
+                    disc[v] = low[v] = clock
+                    clock += 1
+                    stack.append((v, u, 0))
+                else:
+                    low[u] = min(low[u], disc[v])
+            else:
+                stack.pop()
+                if parent != -1:
+                    low[parent] = min(low[parent], low[u])
+                    if low[u] > disc[parent]:
+                        bridges.append([parent, u])
+    return bridges
+
+
 PROBLEM = register(
     Problem(
         id="lc1192",
@@ -117,6 +163,17 @@ PROBLEM = register(
         reference=critical_connections,
         checker=set_of_unordered_pairs,
         build_case=build_case,
+        mutants={
+            "leaf links only": lc1192_leaf_links,
+            "parent link not skipped": lc1192_parent_link_not_skipped,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/cyclic planar/acyclic power-law/connected "
+            "regular/connected regular/cyclic small-world/connected sparse/connected "
+            "sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["connections"]),
+        in_contract=in_contract,
         field_map={"n_list": "n", "numCourse": "n", "graphs": "connections"},
         skipped_cells={
             **skip_subcategories(["disconnected"], "the statement promises a connected network"),

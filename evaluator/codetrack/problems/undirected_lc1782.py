@@ -11,7 +11,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     edge_list,
@@ -102,6 +103,31 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": edges, "queries": queries}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1782_forgets_shared_edges(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:
+    """incident(a, b) = deg(a) + deg(b): the edges between a and b are counted twice."""
+    degree = [0] * n
+    for u, v in edges:
+        degree[u] += 1
+        degree[v] += 1
+    ordered = sorted(degree)
+    out = []
+    for q in queries:
+        total = 0
+        for i, d in enumerate(ordered):
+            total += n - max(i + 1, bisect_right(ordered, q - d))
+        out.append(total)
+    return out
+
+
+def lc1782_dedups_edges(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:
+    """Removes repeated edges first, although each copy is a separate edge."""
+    unique = sorted({(min(u, v), max(u, v)) for u, v in edges})
+    return count_pairs(n, [list(e) for e in unique], queries)
+
+
 PROBLEM = register(
     Problem(
         id="lc1782",
@@ -117,6 +143,20 @@ PROBLEM = register(
         reference=count_pairs,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets shared edges": lc1782_forgets_shared_edges,
+            "dedups edges": lc1782_dedups_edges,
+        },
+        published_cells=cells(
+            "planar/connected planar/disconnected planar/cyclic planar/acyclic pseudo/connected "
+            "pseudo/disconnected pseudo/cyclic regular/connected regular/disconnected "
+            "regular/cyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"], multi=True),
+        in_contract=in_contract,
+        adapt_published=adapt_published,
+        repair_published=repair_published,
+        slow_import=True,
         field_map={"numNodes": "n", "graphs": "edges", "queries": "queries"},
         label_status=(
             "input-repaired: labels come from a 1-based solution on 0-based ids; loading with "

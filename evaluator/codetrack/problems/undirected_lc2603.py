@@ -10,7 +10,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -157,6 +158,51 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"coins": coins, "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _coin_walk(coins: list[int], edges: list[list[int]], prune_empty: bool, layers: int) -> int:
+    n = len(coins)
+    adj = adjacency(n, edges)
+    degree = [len(a) for a in adj]
+    removed = [False] * n
+    left = len(edges)
+
+    def remove(u: int) -> list[int]:
+        nonlocal left
+        removed[u] = True
+        freed = []
+        for v in adj[u]:
+            if not removed[v]:
+                left -= 1
+                degree[v] -= 1
+                if degree[v] == 1:
+                    freed.append(v)
+        return freed
+
+    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0) if prune_empty \
+        else deque()
+    while queue:
+        u = queue.popleft()
+        if not removed[u] and degree[u] == 1:
+            queue.extend(v for v in remove(u) if coins[v] == 0)
+    for _ in range(layers):
+        for u in [u for u in range(n) if not removed[u] and degree[u] == 1]:
+            if degree[u] == 1:
+                remove(u)
+    return 2 * max(left, 0)
+
+
+def lc2603_reach_one(coins: list[int], edges: list[list[int]]) -> int:
+    """Collects coins at distance 1 only: strips one leaf layer instead of two."""
+    return _coin_walk(coins, edges, prune_empty=True, layers=1)
+
+
+def lc2603_keeps_empty_branches(coins: list[int], edges: list[list[int]]) -> int:
+    """Strips two leaf layers without first pruning the branches that hold no coin."""
+    return _coin_walk(coins, edges, prune_empty=False, layers=2)
+
+
 PROBLEM = register(
     Problem(
         id="lc2603",
@@ -172,6 +218,17 @@ PROBLEM = register(
         reference=collect_the_coins,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "distance 1 only": lc2603_reach_one,
+            "keeps empty branches": lc2603_keeps_empty_branches,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected small-world/connected sparse/connected sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(len(a["coins"]), a["edges"]),
+        in_contract=in_contract,
+        published_truth=published_truth,
         field_map={"coins": "coins", "graphs": "edges"},
         skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(
