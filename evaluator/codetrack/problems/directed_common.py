@@ -15,6 +15,7 @@ from typing import Any
 
 import networkx as nx
 
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import CATEGORIES, cells
 
 TYPING_IMPORT = "from typing import List\n\n\n"
@@ -203,6 +204,11 @@ COURSE_PAIRS_CONTRACT = "ids in 0..numCourses-1; self-pairs and repeated pairs a
 def course_pairs_in_contract(args: Mapping[str, Any]) -> bool:
     """`numCourses >= 1` and every prerequisite pair lies in `0..numCourses-1`."""
     return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
+
+
+def course_pairs_graph(args: Mapping[str, Any]) -> nx.DiGraph:
+    """The input graph (Problem.input_graph): a pair `[a, b]` is the arc b -> a."""
+    return digraph_of(args["numCourses"], ((b, a) for a, b in args["prerequisites"]))
 
 
 def course_pairs_case(G: nx.Graph, rng: random.Random, dag_share: float = 0.5,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     COURSE_PAIRS_CONTRACT,
     PLANAR_SPARSE_CELLS,
     TYPING_IMPORT,
     course_pairs_case,
+    course_pairs_graph,
     course_pairs_in_contract,
     topological_order,
 )
@@ -85,7 +85,7 @@ PROBLEM = register(
             "undirected cycle": lc207_undirected,
         },
         published_cells=PLANAR_SPARSE_CELLS,
-        input_graph=lambda a: digraph_of(a["numCourses"], ((b, c) for c, b in a["prerequisites"])),
+        input_graph=course_pairs_graph,
         in_contract=in_contract,
         field_map={"numCourse": "numCourses", "graphs": "prerequisites"},
         label_status=(

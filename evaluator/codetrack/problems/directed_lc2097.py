@@ -40,20 +40,20 @@ class Solution:
 MAX_ARCS_FACTOR = 4  # generated trails use at most 4 n arcs
 
 
-def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
-    """Hierholzer's algorithm: an Eulerian trail of the arcs start -> end.
-
-    The trail starts at the node whose out-degree exceeds its in-degree, if any.
-    """
-    if not pairs:
-        return []
+def _arcs_and_start(pairs: list[list[int]]) -> tuple[dict[int, list[int]], int]:
+    """Each node's heads, and where a trail must start: the node with one more outgoing than
+    incoming pair if any, else the first pair's start."""
     out: dict[int, list[int]] = {}
     balance: Counter[int] = Counter()
     for s, e in pairs:
         out.setdefault(s, []).append(e)
         balance[s] += 1
         balance[e] -= 1
-    start = next((v for v, b in balance.items() if b == 1), pairs[0][0])
+    return out, next((v for v, b in balance.items() if b == 1), pairs[0][0])
+
+
+def _hierholzer(out: dict[int, list[int]], start: int) -> list[list[int]]:
+    """Hierholzer's algorithm from `start`, using up `out`: the trail's arcs in order."""
     stack = [start]
     nodes: list[int] = []
     while stack:
@@ -65,6 +65,16 @@ def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
             nodes.append(stack.pop())
     nodes.reverse()
     return [[a, b] for a, b in zip(nodes, nodes[1:], strict=False)]
+
+
+def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
+    """Hierholzer's algorithm: an Eulerian trail of the arcs start -> end.
+
+    The trail starts at the node whose out-degree exceeds its in-degree, if any.
+    """
+    if not pairs:
+        return []
+    return _hierholzer(*_arcs_and_start(pairs))
 
 
 def check_arrangement(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdict:
@@ -148,30 +158,14 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 def lc2097_starts_at_first_pair(pairs: list[list[int]]) -> list[list[int]]:
     """Hierholzer's algorithm from the first pair's start, not from the node with one more
     outgoing than incoming pair."""
-    out: dict[int, list[int]] = {}
-    for s, e in pairs:
-        out.setdefault(s, []).append(e)
-    stack, nodes = [pairs[0][0]], []
-    while stack:
-        heads = out.get(stack[-1])
-        if heads:
-            stack.append(heads.pop())
-        else:
-            nodes.append(stack.pop())
-    nodes.reverse()
-    return [[a, b] for a, b in zip(nodes, nodes[1:], strict=False)]
+    out, _ = _arcs_and_start(pairs)
+    return _hierholzer(out, pairs[0][0])
 
 
 def lc2097_greedy_walk(pairs: list[list[int]]) -> list[list[int]]:
     """Walks from the right start along unused pairs until stuck, never splicing in the
     detours it skipped."""
-    out: dict[int, list[int]] = {}
-    balance: Counter[int] = Counter()
-    for s, e in pairs:
-        out.setdefault(s, []).append(e)
-        balance[s] += 1
-        balance[e] -= 1
-    u = next((v for v, b in balance.items() if b == 1), pairs[0][0])
+    out, u = _arcs_and_start(pairs)
     walk = []
     while out.get(u):
         v = out[u].pop()

@@ -9,13 +9,13 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import Verdict
-from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     COURSE_PAIRS_CONTRACT,
     PLANAR_SPARSE_CELLS,
     TYPING_IMPORT,
     course_pairs_case,
+    course_pairs_graph,
     course_pairs_in_contract,
     is_int,
     topological_order,
@@ -115,7 +115,7 @@ PROBLEM = register(
             "ignores self-pairs": lc210_ignores_self_pairs,
         },
         published_cells=PLANAR_SPARSE_CELLS,
-        input_graph=lambda a: digraph_of(a["numCourses"], ((b, c) for c, b in a["prerequisites"])),
+        input_graph=course_pairs_graph,
         in_contract=in_contract,
         field_map={"numCourse": "numCourses", "graphs": "prerequisites"},
         label_status="consistent",

@@ -166,6 +166,7 @@ PROBLEM = register(
             "right and down only": lc2328_right_and_down_only,
             "<= instead of <": lc2328_equal_steps,
         },
+        # no published data (all files >= 4 MiB upstream): the usual directed layout, 8 cells
         published_cells=PLANAR_SPARSE_CELLS,
         input_graph=lambda a: grid_arcs(a["grid"]),
         in_contract=in_contract,

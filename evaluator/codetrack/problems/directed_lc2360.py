@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import networkx as nx
@@ -32,21 +32,25 @@ class Solution:
 )
 
 
-def longest_cycle(edges: list[int]) -> int:
+def _cycle_lengths(edges: list[int]) -> Iterator[int]:
     """Follow arcs from each unvisited node, stamping nodes with the walk's start; meeting a
-    node stamped by the current walk closes a cycle whose length the step counters give."""
+    node stamped by the current walk closes a cycle whose length the step counters give.
+    Yields each cycle's length in the order the walks find them."""
     n = len(edges)
     owner = [-1] * n
     step = [0] * n
-    best = -1
     for start in range(n):
         u, t = start, 0
         while 0 <= u < n and owner[u] == -1:
             owner[u], step[u] = start, t
             u, t = edges[u], t + 1
         if 0 <= u < n and owner[u] == start:
-            best = max(best, t - step[u])
-    return best
+            yield t - step[u]
+
+
+def longest_cycle(edges: list[int]) -> int:
+    """The longest of the cycles (`_cycle_lengths`); -1 without one."""
+    return max(_cycle_lengths(edges), default=-1)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -68,17 +72,7 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 def lc2360_first_cycle(edges: list[int]) -> int:
     """Returns the length of the first cycle found instead of the longest."""
-    n = len(edges)
-    owner = [-1] * n
-    step = [0] * n
-    for start in range(n):
-        u, t = start, 0
-        while 0 <= u < n and owner[u] == -1:
-            owner[u], step[u] = start, t
-            u, t = edges[u], t + 1
-        if 0 <= u < n and owner[u] == start:
-            return t - step[u]
-    return -1
+    return next(_cycle_lengths(edges), -1)
 
 
 def lc2360_no_cycle_is_zero(edges: list[int]) -> int:

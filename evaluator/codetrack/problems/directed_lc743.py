@@ -132,32 +132,15 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
 
 
-def _delays(times: list[list[int]], n: int, k: int) -> dict[int, int]:
-    succ: list[list[tuple[int, int]]] = [[] for _ in range(n + 1)]
-    for u, v, w in times:
-        succ[u].append((v, w))
-    dist: dict[int, int] = {}
-    heap = [(0, k)]
-    while heap:
-        d, u = heapq.heappop(heap)
-        if u in dist:
-            continue
-        dist[u] = d
-        for v, w in succ[u]:
-            if v not in dist:
-                heapq.heappush(heap, (d + w, v))
-    return dist
-
-
 def lc743_never_minus_one(times: list[list[int]], n: int, k: int) -> int:
     """Returns the latest arrival among the nodes reached, forgetting the unreached ones."""
-    return max(_delays(times, n, k).values())
+    return max(_arrivals(times, n, k).values())
 
 
 def lc743_ignores_lone_nodes(times: list[list[int]], n: int, k: int) -> int:
     """Counts only the nodes that appear in some link (and k): a node in no link is never
     waited for."""
-    dist = _delays(times, n, k)
+    dist = _arrivals(times, n, k)
     seen = {k} | {x for u, v, _ in times for x in (u, v)}
     return max(dist.values()) if seen <= dist.keys() else -1
 
@@ -165,7 +148,7 @@ def lc743_ignores_lone_nodes(times: list[list[int]], n: int, k: int) -> int:
 def lc743_crosses_self_links(times: list[list[int]], n: int, k: int) -> int:
     """Waits for the signal to cross every self-link of a reached node too, as if a link
     from a node to itself had to be traversed."""
-    dist = _delays(times, n, k)
+    dist = _arrivals(times, n, k)
     if len(dist) != n:
         return -1
     return max([*dist.values(), *(dist[u] + w for u, v, w in times if u == v and u in dist)])
@@ -173,7 +156,7 @@ def lc743_crosses_self_links(times: list[list[int]], n: int, k: int) -> int:
 
 def lc743_two_way_links(times: list[list[int]], n: int, k: int) -> int:
     """Reads every link as two-way."""
-    dist = _delays(times + [[v, u, w] for u, v, w in times], n, k)
+    dist = _arrivals(times + [[v, u, w] for u, v, w in times], n, k)
     return max(dist.values()) if len(dist) == n else -1
 
 

@@ -68,6 +68,16 @@ def adjacency(n: int, edges: Iterable[Sequence[int]]) -> list[list[int]]:
     return adj
 
 
+def degrees(n: int, edges: Iterable[Sequence[int]]) -> list[int]:
+    """Each node's degree: every edge counts at both ends (a self-loop twice, a repeated edge
+    each time); an id outside `0..n-1` raises IndexError."""
+    degree = [0] * n
+    for a, b in edges:
+        degree[a] += 1
+        degree[b] += 1
+    return degree
+
+
 class DisjointSets:
     """Union-find with path halving and union by size."""
 

@@ -16,6 +16,7 @@ from evaluator.codetrack.problems.undirected_common import (
     adjacency,
     carve,
     component_sizes,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -42,12 +43,10 @@ class Solution:
 )
 
 
-def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:
+def _bridges(n: int, connections: list[list[int]], skip_parent: bool) -> list[list[int]]:
     """Bridges via discovery times and low-links; an explicit stack avoids recursion limits.
-
-    Works on disconnected graphs too (every component is searched), although the contract
-    promises a connected one.
-    """
+    `skip_parent=False` is the classic slip of letting the link to the parent lower a low-link
+    (then no link is ever a bridge)."""
     adj = adjacency(n, connections)
     disc = [-1] * n
     low = [0] * n
@@ -65,7 +64,7 @@ def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]
             if i < len(adj[u]):
                 stack[-1] = (u, parent, i + 1)
                 v = adj[u][i]
-                if v == parent:
+                if skip_parent and v == parent:
                     continue
                 if disc[v] == -1:
                     disc[v] = low[v] = clock
@@ -80,6 +79,15 @@ def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]
                     if low[u] > disc[parent]:
                         bridges.append([parent, u])
     return bridges
+
+
+def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Bridges (`_bridges`).
+
+    Works on disconnected graphs too (every component is searched), although the contract
+    promises a connected one.
+    """
+    return _bridges(n, connections, skip_parent=True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -106,46 +114,15 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
 
 
-def lc1192_leaf_links(n: int, connections: list[list[int]]) -> list[list[int]]:
-    """Calls critical only the links to a server with a single link."""
-    degree = [0] * n
-    for a, b in connections:
-        degree[a] += 1
-        degree[b] += 1
-    return [[a, b] for a, b in connections if degree[a] == 1 or degree[b] == 1]
-
-
 def lc1192_parent_link_not_skipped(n: int, connections: list[list[int]]) -> list[list[int]]:
     """Low-links that also go back through the link to the parent: no link is ever a bridge."""
-    adj = adjacency(n, connections)
-    disc = [-1] * n
-    low = [0] * n
-    bridges: list[list[int]] = []
-    clock = 0
-    for start in range(n):
-        if disc[start] != -1:
-            continue
-        disc[start] = low[start] = clock
-        clock += 1
-        stack = [(start, -1, 0)]
-        while stack:
-            u, parent, i = stack[-1]
-            if i < len(adj[u]):
-                stack[-1] = (u, parent, i + 1)
-                v = adj[u][i]
-                if disc[v] == -1:
-                    disc[v] = low[v] = clock
-                    clock += 1
-                    stack.append((v, u, 0))
-                else:
-                    low[u] = min(low[u], disc[v])
-            else:
-                stack.pop()
-                if parent != -1:
-                    low[parent] = min(low[parent], low[u])
-                    if low[u] > disc[parent]:
-                        bridges.append([parent, u])
-    return bridges
+    return _bridges(n, connections, skip_parent=False)
+
+
+def lc1192_leaf_links(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Calls critical only the links to a server with a single link."""
+    degree = degrees(n, connections)
+    return [[a, b] for a, b in connections if degree[a] == 1 or degree[b] == 1]
 
 
 PROBLEM = register(

@@ -14,6 +14,7 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     EVERY_CATEGORY_CELLS,
     TYPING_IMPORT,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -84,10 +85,7 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 def lc1615_joining_road_twice(n: int, roads: list[list[int]]) -> int:
     """Adds the two degrees, counting a road between the two cities twice."""
-    degree = [0] * n
-    for a, b in roads:
-        degree[a] += 1
-        degree[b] += 1
+    degree = degrees(n, roads)
     top = sorted(degree, reverse=True)
     return top[0] + top[1] if n >= 2 else 0
 

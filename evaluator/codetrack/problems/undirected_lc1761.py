@@ -13,6 +13,7 @@ from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    degrees,
     edge_list,
     ids_in_range,
     is_simple,
@@ -96,10 +97,7 @@ def one_or_zero_based(n: int, edges: Sequence[Sequence[int]]) -> int:
 
 def lc1761_zero_based(n: int, edges: list[list[int]]) -> int:
     """Indexes arrays of size n by node id, as if ids were always 0..n-1 (id n crashes)."""
-    degree = [0] * n
-    for u, v in edges:
-        degree[u] += 1
-        degree[v] += 1
+    degrees(n, edges)  # raises IndexError on id n, as the 0-based arrays would
     return min_trio_degree(n, edges)
 
 

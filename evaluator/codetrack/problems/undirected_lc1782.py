@@ -15,6 +15,7 @@ from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    degrees,
     edge_list,
     ids_in_range,
     relabel,
@@ -108,10 +109,7 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 def lc1782_forgets_shared_edges(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:
     """incident(a, b) = deg(a) + deg(b): the edges between a and b are counted twice."""
-    degree = [0] * n
-    for u, v in edges:
-        degree[u] += 1
-        degree[v] += 1
+    degree = degrees(n, edges)
     ordered = sorted(degree)
     out = []
     for q in queries:

@@ -41,20 +41,27 @@ class Solution:
 )
 
 
-def maximum_score(scores: list[int], edges: list[list[int]]) -> int:
+def _best_quad(scores: list[int], edges: list[list[int]], keep: int, distinct: bool) -> int:
     """Fix the middle edge b-c. The best end a is among b's three highest-scored neighbours
-    (at most two of them are c or d), likewise for d; so 9 combinations per edge suffice."""
+    (at most two of them are c or d), likewise for d; so 9 combinations per edge suffice.
+    `keep` neighbours per node and `distinct` ends: the reference keeps 3 with distinct ends,
+    the mutants slip on one of the two."""
     adj = adjacency(len(scores), edges)
-    top = [heapq.nlargest(3, nbrs, key=scores.__getitem__) for nbrs in adj]
+    top = [heapq.nlargest(keep, nbrs, key=scores.__getitem__) for nbrs in adj]
     best = -1
     for b, c in edges:
         for a in top[b]:
             if a == c:
                 continue
             for d in top[c]:
-                if d != a and d != b:
+                if d != b and (d != a or not distinct):
                     best = max(best, scores[a] + scores[b] + scores[c] + scores[d])
     return best
+
+
+def maximum_score(scores: list[int], edges: list[list[int]]) -> int:
+    """The best path a-b-c-d of four distinct nodes (`_best_quad`), -1 without one."""
+    return _best_quad(scores, edges, 3, True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -121,20 +128,6 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
-
-
-def _best_quad(scores: list[int], edges: list[list[int]], keep: int, distinct: bool) -> int:
-    adj = adjacency(len(scores), edges)
-    top = [heapq.nlargest(keep, nbrs, key=scores.__getitem__) for nbrs in adj]
-    best = -1
-    for b, c in edges:
-        for a in top[b]:
-            if a == c:
-                continue
-            for d in top[c]:
-                if d != b and (d != a or not distinct):
-                    best = max(best, scores[a] + scores[b] + scores[c] + scores[d])
-    return best
 
 
 def lc2242_none_is_zero(scores: list[int], edges: list[list[int]]) -> int:

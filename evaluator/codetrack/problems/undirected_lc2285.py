@@ -14,6 +14,7 @@ from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
     EVERY_CATEGORY_CELLS,
     TYPING_IMPORT,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -40,10 +41,7 @@ class Solution:
 def maximum_importance(n: int, roads: list[list[int]]) -> int:
     """A city's value is counted once per road at it, so the total is sum(value * degree);
     pairing sorted degrees with 1..n maximises it (rearrangement inequality)."""
-    degree = [0] * n
-    for a, b in roads:
-        degree[a] += 1
-        degree[b] += 1
+    degree = degrees(n, roads)
     return sum(rank * d for rank, d in enumerate(sorted(degree), start=1))
 
 
@@ -64,19 +62,13 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 def lc2285_values_by_id(n: int, roads: list[list[int]]) -> int:
     """Gives city i the value i + 1 instead of ranking cities by degree."""
-    degree = [0] * n
-    for a, b in roads:
-        degree[a] += 1
-        degree[b] += 1
+    degree = degrees(n, roads)
     return sum((i + 1) * d for i, d in enumerate(degree))
 
 
 def lc2285_descending(n: int, roads: list[list[int]]) -> int:
     """Sorts the degrees the wrong way: the busiest city gets value 1."""
-    degree = [0] * n
-    for a, b in roads:
-        degree[a] += 1
-        degree[b] += 1
+    degree = degrees(n, roads)
     return sum(rank * d for rank, d in enumerate(sorted(degree, reverse=True), start=1))
 
 

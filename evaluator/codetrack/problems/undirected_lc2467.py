@@ -56,16 +56,17 @@ def _bob_path(parent: list[int], bob: int) -> list[int]:
     return path
 
 
-def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) -> int:
-    """Bob's arrival time is known per node; Alice's gain at node u depends only on her own
-    arrival time depth(u), so one pass in BFS order sums the gains along every root path."""
+def _alice(edges: list[list[int]], bob: int, amount: list[int], halve: bool,
+           bob_opens: bool) -> int:
+    """Alice's best leaf total; `halve=False` or `bob_opens=False` are the mutants' slips
+    (a shared gate paid in full; Bob forgotten)."""
     n = len(amount)
     parent, order = bfs_tree(n, edges, 0)
-    bob_time = {node: t for t, node in enumerate(_bob_path(parent, bob))}
-    degree = [len(nbrs) for nbrs in adjacency(n, edges)]
-    depth = [0] * n
-    total = [0] * n
-    best: int | None = None
+    path = _bob_path(parent, bob)
+    bob_time = {node: t for t, node in enumerate(path)} if bob_opens else {}
+    degree = [len(a) for a in adjacency(n, edges)]
+    depth, total = [0] * n, [0] * n
+    best = None
     for u in order:
         if u != 0:
             depth[u] = depth[parent[u]] + 1
@@ -73,13 +74,19 @@ def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) ->
         if t is None or depth[u] < t:
             gain = amount[u]
         elif depth[u] == t:
-            gain = amount[u] // 2
+            gain = amount[u] // 2 if halve else amount[u]
         else:
             gain = 0
         total[u] = gain + (total[parent[u]] if u != 0 else 0)
         if u != 0 and degree[u] == 1 and (best is None or total[u] > best):
             best = total[u]
     return total[0] if best is None else best
+
+
+def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) -> int:
+    """Bob's arrival time is known per node; Alice's gain at node u depends only on her own
+    arrival time depth(u), so one pass in BFS order sums the gains along every root path."""
+    return _alice(edges, bob, amount, halve=True, bob_opens=True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -134,33 +141,6 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
-
-
-def _alice(edges: list[list[int]], bob: int, amount: list[int], halve: bool,
-           bob_opens: bool) -> int:
-    n = len(amount)
-    parent, order = bfs_tree(n, edges, 0)
-    path = [bob]
-    while parent[path[-1]] != -1:
-        path.append(parent[path[-1]])
-    bob_time = {node: t for t, node in enumerate(path)} if bob_opens else {}
-    degree = [len(a) for a in adjacency(n, edges)]
-    depth, total = [0] * n, [0] * n
-    best = None
-    for u in order:
-        if u != 0:
-            depth[u] = depth[parent[u]] + 1
-        t = bob_time.get(u)
-        if t is None or depth[u] < t:
-            gain = amount[u]
-        elif depth[u] == t:
-            gain = amount[u] // 2 if halve else amount[u]
-        else:
-            gain = 0
-        total[u] = gain + (total[parent[u]] if u != 0 else 0)
-        if u != 0 and degree[u] == 1 and (best is None or total[u] > best):
-            best = total[u]
-    return total[0] if best is None else best
 
 
 def lc2467_no_halving(edges: list[list[int]], bob: int, amount: list[int]) -> int:

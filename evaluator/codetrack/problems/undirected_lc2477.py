@@ -40,9 +40,9 @@ class Solution:
 )
 
 
-def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
-    """The road above city v must carry everyone of v's subtree, which takes
-    ceil(size / seats) cars and no fewer; gathering greedily achieves that on every road."""
+def _fuel(roads: list[list[int]], cars: Callable[[int], int]) -> int:
+    """Litres to bring everyone to city 0 with `cars(size)` cars on the road above a subtree
+    of `size` people (the reference and the mutants differ only there)."""
     n = len(roads) + 1
     parent, order = bfs_tree(n, roads, 0)
     size = [1] * n
@@ -50,8 +50,14 @@ def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
     for v in reversed(order):
         if v != 0:
             size[parent[v]] += size[v]
-            fuel += -(-size[v] // seats)
+            fuel += cars(size[v])
     return fuel
+
+
+def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
+    """The road above city v must carry everyone of v's subtree, which takes
+    ceil(size / seats) cars and no fewer; gathering greedily achieves that on every road."""
+    return _fuel(roads, lambda size: -(-size // seats))
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -69,18 +75,6 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
-
-
-def _fuel(roads: list[list[int]], cars: Callable[[int], int]) -> int:
-    n = len(roads) + 1
-    parent, order = bfs_tree(n, roads, 0)
-    size = [1] * n
-    fuel = 0
-    for v in reversed(order):
-        if v != 0:
-            size[parent[v]] += size[v]
-            fuel += cars(size[v])
-    return fuel
 
 
 def lc2477_rounds_down(roads: list[list[int]], seats: int) -> int:

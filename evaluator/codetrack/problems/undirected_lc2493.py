@@ -42,6 +42,15 @@ class Solution:
 )
 
 
+def _graph_and_components(n: int, edges: list[list[int]]) -> tuple[list[list[int]], DisjointSets]:
+    """The adjacency lists and the components (as disjoint sets) of the graph."""
+    adj = adjacency(n, edges)
+    sets = DisjointSets(n)
+    for u, v in edges:
+        sets.union(u, v)
+    return adj, sets
+
+
 def _eccentricity_layers(adj: list[list[int]], start: int) -> int:
     """Number of BFS layers from `start`, or -1 if an edge joins two nodes of one layer
     (an odd cycle)."""
@@ -64,10 +73,7 @@ def magnificent_sets(n: int, edges: list[list[int]]) -> int:
     """Components are independent. A split exists iff the component is bipartite; then the
     best split of a component is the BFS layering from some node, so the component adds its
     largest layer count over all start nodes (an isolated node adds 1)."""
-    adj = adjacency(n, edges)
-    sets = DisjointSets(n)
-    for u, v in edges:
-        sets.union(u, v)
+    adj, sets = _graph_and_components(n, edges)
     best: dict[int, int] = {}
     for start in range(n):
         layers = _eccentricity_layers(adj, start)
@@ -99,10 +105,7 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 def lc2493_first_start_only(n: int, edges: list[list[int]]) -> int:
     """Takes the BFS layering from the smallest node of each component instead of the best
     start node."""
-    adj = adjacency(n, edges)
-    sets = DisjointSets(n)
-    for u, v in edges:
-        sets.union(u, v)
+    adj, sets = _graph_and_components(n, edges)
     total, seen = 0, set()
     for start in range(n):
         root = sets.find(start)
@@ -118,12 +121,7 @@ def lc2493_first_start_only(n: int, edges: list[list[int]]) -> int:
 
 def lc2493_ignores_odd_cycles(n: int, edges: list[list[int]]) -> int:
     """Never answers -1: forgets that an odd cycle makes every split impossible."""
-    from collections import deque
-
-    adj = adjacency(n, edges)
-    sets = DisjointSets(n)
-    for u, v in edges:
-        sets.union(u, v)
+    adj, sets = _graph_and_components(n, edges)
     best: dict[int, int] = {}
     for start in range(n):
         dist = {start: 0}

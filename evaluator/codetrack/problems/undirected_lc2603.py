@@ -43,10 +43,11 @@ class Solution:
 )
 
 
-def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
-    """Leaves without coins never need visiting, so prune them repeatedly; then every remaining
-    leaf holds a coin that is collected from two edges inward, so strip two more leaf layers.
-    The walk covers each surviving edge twice."""
+def _coin_walk(coins: list[int], edges: list[list[int]], prune_empty: bool, layers: int) -> int:
+    """Leaves without coins never need visiting, so prune them repeatedly (`prune_empty`);
+    then every remaining leaf holds a coin that is collected from `layers` edges inward, so
+    strip that many more leaf layers. The walk covers each surviving edge twice. The reference
+    prunes and strips 2; the mutants forget one or the other."""
     n = len(coins)
     adj = adjacency(n, edges)
     degree = [len(nbrs) for nbrs in adj]
@@ -66,18 +67,23 @@ def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
                     freed.append(v)
         return freed
 
-    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0)
+    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0 and prune_empty)
     while queue:
         u = queue.popleft()
         if removed[u] or degree[u] != 1:
             continue
         queue.extend(v for v in remove(u) if coins[v] == 0)
-    for _ in range(2):
+    for _ in range(layers):
         leaves = [u for u in range(n) if not removed[u] and degree[u] == 1]
         for u in leaves:
             if degree[u] == 1:
                 remove(u)
     return 2 * max(edges_left, 0)
+
+
+def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
+    """The pruning walk (`_coin_walk`) with coins collected from two edges away."""
+    return _coin_walk(coins, edges, prune_empty=True, layers=2)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -159,38 +165,6 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
-
-
-def _coin_walk(coins: list[int], edges: list[list[int]], prune_empty: bool, layers: int) -> int:
-    n = len(coins)
-    adj = adjacency(n, edges)
-    degree = [len(a) for a in adj]
-    removed = [False] * n
-    left = len(edges)
-
-    def remove(u: int) -> list[int]:
-        nonlocal left
-        removed[u] = True
-        freed = []
-        for v in adj[u]:
-            if not removed[v]:
-                left -= 1
-                degree[v] -= 1
-                if degree[v] == 1:
-                    freed.append(v)
-        return freed
-
-    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0) if prune_empty \
-        else deque()
-    while queue:
-        u = queue.popleft()
-        if not removed[u] and degree[u] == 1:
-            queue.extend(v for v in remove(u) if coins[v] == 0)
-    for _ in range(layers):
-        for u in [u for u in range(n) if not removed[u] and degree[u] == 1]:
-            if degree[u] == 1:
-                remove(u)
-    return 2 * max(left, 0)
 
 
 def lc2603_reach_one(coins: list[int], edges: list[list[int]]) -> int:

@@ -42,11 +42,10 @@ class Solution:
 )
 
 
-def minimum_total_price(
-    n: int, edges: list[list[int]], price: list[int], trips: list[list[int]]
-) -> int:
-    """Count how often each node is used by the trips (walking both ends up to their meeting
-    point), then choose the halved set by an independent-set DP over the rooted tree."""
+def _trip_cost(n: int, edges: list[list[int]], price: list[int], trips: list[list[int]],
+               halved: Callable[[int], int]) -> int:
+    """The cheapest total with `halved(price)` as a halved node's price (the reference and
+    the mutants differ only there)."""
     parent, order = bfs_tree(n, edges, 0)
     depth = [0] * n
     for u in order[1:]:
@@ -65,12 +64,21 @@ def minimum_total_price(
             s, t = parent[s], parent[t]
         uses[s] += 1
     full = [uses[u] * price[u] for u in range(n)]
-    half = [uses[u] * (price[u] - price[u] // 2) for u in range(n)]
+    half = [uses[u] * halved(price[u]) for u in range(n)]
     for u in reversed(order[1:]):
         p = parent[u]
         full[p] += min(full[u], half[u])
         half[p] += full[u]
     return min(full[0], half[0])
+
+
+def minimum_total_price(
+    n: int, edges: list[list[int]], price: list[int], trips: list[list[int]]
+) -> int:
+    """Count how often each node is used by the trips (walking both ends up to their meeting
+    point), then choose the halved set by an independent-set DP over the rooted tree; a
+    halved price rounds up."""
+    return _trip_cost(n, edges, price, trips, lambda p: p - p // 2)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -105,34 +113,6 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
 
 # Classic wrong solutions (the record's `mutants`), run by discrimination.py.
-
-
-def _trip_cost(n: int, edges: list[list[int]], price: list[int], trips: list[list[int]],
-               halved: Callable[[int], int]) -> int:
-    parent, order = bfs_tree(n, edges, 0)
-    depth = [0] * n
-    for u in order[1:]:
-        depth[u] = depth[parent[u]] + 1
-    uses = [0] * n
-    for s, t in trips:
-        while depth[s] > depth[t]:
-            uses[s] += 1
-            s = parent[s]
-        while depth[t] > depth[s]:
-            uses[t] += 1
-            t = parent[t]
-        while s != t:
-            uses[s] += 1
-            uses[t] += 1
-            s, t = parent[s], parent[t]
-        uses[s] += 1
-    full = [uses[u] * price[u] for u in range(n)]
-    half = [uses[u] * halved(price[u]) for u in range(n)]
-    for u in reversed(order[1:]):
-        p = parent[u]
-        full[p] += min(full[u], half[u])
-        half[p] += full[u]
-    return min(full[0], half[0])
 
 
 def lc2646_rounds_down(n: int, edges: list[list[int]], price: list[int],
