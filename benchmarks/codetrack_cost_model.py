@@ -4,7 +4,8 @@ Measures every reference's CPU time (best of `--repeat` runs, `time.process_time
 generated set and compares it with the modelled time the limits are derived from. Prints, per
 problem, the worst measured/modelled ratio and the rate (seconds per input byte above the base)
 the measurements imply, and how many cases the model under-estimates. The model's rates are
-frozen in costmodel.py from such a pass; re-run this after changing a reference or a builder.
+frozen in the problem records (`cost_rate`) from such a pass; re-run this after changing a
+reference or a builder.
 
     PYTHONPATH=. python benchmarks/codetrack_cost_model.py [--per-cell 2] [--cases DIR]
 """
@@ -51,7 +52,7 @@ def main() -> int:
                     started = time.process_time()
                     problem.reference(**copy.deepcopy(kwargs))
                     best = min(best, time.process_time() - started)
-                model = model_seconds(pid, text)
+                model = model_seconds(problem.cost_rate, text)
                 worst = max(worst, best / model)
                 rate = max(rate, max(0.0, best - BASE_SECONDS) / max(1, len(text)))
                 under += best > model

@@ -46,105 +46,6 @@ PAPER_UNIT = 100  # GraphEval36K: "100 graph samples for each sub-category"
 PRACTICE_SEED = 20240624  # public seed of the practice set (the paper's arXiv date)
 MAX_ATTEMPTS = 40  # draws per case before a cell is declared short
 
-# The cells GraphEval36K published per problem (`<file>/<sub-category key>`, one entry per
-# published line-cell), read once from the dataset so a fresh clone needs no ../shared.
-# directed/lc1971 is an upstream artifact and lc2328's files were never copied (see below).
-PUBLISHED_CELLS: dict[str, str] = {
-    "lc207": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc210": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc743": "planar/connected planar/disconnected planar/cyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc797": "dense/acyclic planar/acyclic sparse/acyclic",
-    "lc802": "planar/disconnected pseudo/connected pseudo/disconnected pseudo/cyclic "
-    "pseudo/acyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc851": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc997": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1462": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1466": "planar/cyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1557": "planar/acyclic sparse/acyclic",
-    "lc1719": "planar/acyclic planar/cyclic planar/connected planar/disconnected sparse/acyclic "
-    "sparse/cyclic sparse/connected sparse/disconnected",
-    "lc2050": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2097": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2192": "planar/acyclic sparse/acyclic",
-    # no published data (all files >= 4 MiB upstream): the usual directed layout, 8 cells
-    "lc2328": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2360": "dense/dense dense_01/dense dense_02/dense dense_03/dense dense_04/dense "
-    "dense_05/dense dense_09/dense planar/disconnected planar/cyclic planar/acyclic "
-    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2374": "regular/connected",
-    "lc2858": "planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2876": "dense/dense planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2924": "planar/acyclic sparse/acyclic",
-    "lc1192": "erdos/connected planar/connected planar/cyclic planar/acyclic power-law/connected "
-    "regular/connected regular/cyclic small-world/connected sparse/connected sparse/cyclic "
-    "sparse/acyclic",
-    "lc1319": "erdos/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected small-world/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1615": "complete/connected dense/dense erdos/connected planar/connected "
-    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1761": "complete/connected erdos/connected planar/connected planar/disconnected "
-    "planar/cyclic planar/acyclic power-law/connected regular/connected regular/disconnected "
-    "regular/cyclic small-world/connected sparse/connected sparse/disconnected sparse/cyclic "
-    "sparse/acyclic",
-    "lc1782": "planar/connected planar/disconnected planar/cyclic planar/acyclic pseudo/connected "
-    "pseudo/disconnected pseudo/cyclic regular/connected regular/disconnected regular/cyclic "
-    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc1971": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
-    "regular/disconnected regular/cyclic sparse/connected sparse/disconnected sparse/cyclic "
-    "sparse/acyclic",
-    "lc2242": "complete/connected dense/dense erdos/connected planar/connected "
-    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2246": "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "sparse/connected sparse/disconnected sparse/cyclic",
-    "lc2285": "complete/connected dense/dense erdos/connected planar/connected "
-    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2316": "complete/connected dense/dense erdos/connected planar/connected "
-    "planar/disconnected planar/cyclic planar/acyclic power-law/connected regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2368": "erdos/connected planar/connected planar/acyclic power-law/connected "
-    "small-world/connected sparse/connected sparse/acyclic",
-    "lc2421": "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
-    "sparse/acyclic",
-    "lc2467": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
-    "lc2477": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
-    "lc2493": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected regular/connected regular/disconnected regular/cyclic "
-    "small-world/connected sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2508": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc2603": "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected small-world/connected sparse/connected sparse/acyclic",
-    "lc2646": "planar/connected planar/acyclic sparse/connected sparse/acyclic",
-    "lc2685": "dense_01/dense dense_02/dense dense_03/dense dense_04/dense dense_05/dense "
-    "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic regular/connected "
-    "regular/disconnected regular/cyclic small-world/connected sparse/connected "
-    "sparse/disconnected sparse/cyclic sparse/acyclic",
-    "lc3017": "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
-    "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic",
-}
-
 # Upstream file stems that name one of our categories differently.
 _CATEGORY_ALIASES = {"erdos": "erdos-renyi", "smallworld": "small-world", "powerlaw": "power-law"}
 
@@ -321,14 +222,13 @@ def paper_plan(problems: Iterable[Problem], per_cell: int = PAPER_UNIT) -> Plan:
     """GraphEval36K's published cells per problem, `per_cell` cases each (module docstring)."""
     plan: Plan = {}
     for problem in problems:
-        raw = PUBLISHED_CELLS.get(problem.id)
-        if raw is None:
+        if not problem.published_cells:
             raise ConfigError(
                 f"{problem.id} has no published GraphEval36K cells; use the 'full' plan for it"
             )
         counts: dict[str, int] = {}
         orphans: list[tuple[str | None, int]] = []  # (category or None, count) to re-home
-        for cell in raw.split():
+        for cell in problem.published_cells:
             stem, _, key = cell.partition("/")
             mapped = map_published_cell(stem, key)
             if mapped and cell_possible(problem, *mapped):
@@ -410,7 +310,7 @@ def generate_case(
     the case's statistics are measured on that input too (inputgraph.py).
     """
     from evaluator.codetrack.graphgen import case_seed, generate_graph, sample_n
-    from evaluator.codetrack.inputgraph import input_graph, input_stats, subcategory_holds
+    from evaluator.codetrack.inputgraph import input_stats, subcategory_holds
 
     reasons: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
@@ -426,7 +326,7 @@ def generate_case(
             continue
         if G is None or args is None:
             continue
-        received = input_graph(problem.id, args)
+        received = problem.input_graph(args)
         if not subcategory_holds(subcategory, received):
             continue  # the input lost the cell's property: draw again
         try:
@@ -456,18 +356,18 @@ def generate_case(
                 seed=seed,
                 attempt=attempt,
                 stats=stats,
-                **case_limits(problem.id, args),
+                **case_limits(problem, args),
             ),
             reasons,
         )
     return None, reasons
 
 
-def case_limits(problem_id: str, args: Mapping[str, Any]) -> dict[str, float]:
+def case_limits(problem: Problem, args: Mapping[str, Any]) -> dict[str, float]:
     """`ref_seconds` and `limit_seconds` of a case from the cost model (never a stopwatch, so
     two generations of one seed get the same limits)."""
     text = json.dumps(args, separators=(",", ":"), allow_nan=False)
-    ref = model_seconds(problem_id, text)
+    ref = model_seconds(problem.cost_rate, text)
     return {"ref_seconds": ref, "limit_seconds": limit_seconds(ref)}
 
 

@@ -3,38 +3,31 @@
 Why a model instead of a stopwatch: a limit taken from the reference's wall-clock time at
 generation differs between two generations of the same seed (917 of 928 cases did), so the same
 solution could pass a case in one set and time out in its twin. Here a case's *modelled
-reference time* depends only on the case itself: a fixed base plus a per-problem rate times the
-size of the input as stored (its compact JSON, in bytes). The judge turns that into the limit
+reference time* depends only on the case itself: a fixed base plus a per-problem rate (the
+record's `cost_rate`, `DEFAULT_RATE` unless set) times the size of the input as stored (its
+compact JSON, in bytes). The judge turns that into the limit
 (`JudgeConfig.case_seconds`: max(floor, factor x reference time), capped; 1 s, 10x, 20 s by
 default), and the case set stores both figures (`ref_seconds`, `limit_seconds`).
 
 The rates come from a calibration pass of the references' CPU time on a loaded 2-core machine
 (`PYTHONPATH=. python benchmarks/codetrack_cost_model.py`), rounded up with headroom and frozen
-here; the benchmark re-measures them and reports any case whose measured CPU time exceeds its
-model. Changing a rate changes the limits of every set generated afterwards (and the code digest
-records it, since this file is part of it).
+in the problem modules; the benchmark re-measures them and reports any case whose measured CPU
+time exceeds its model. Changing a rate changes the limits of every set generated afterwards (and
+the code digest records it, since this file and the problem modules are part of it).
 """
 
 from __future__ import annotations
 
 BASE_SECONDS = 0.002  # interpreter call, argument copy and answer encoding
 DEFAULT_RATE = 1e-6  # seconds per input byte: linear-time references (BFS, union-find, Kahn)
-# References that do more than linear work per input byte, from the calibration pass (measured
-# worst seconds per byte above the base, x ~1.5 headroom, rounded up to a power of two in us).
-RATES: dict[str, float] = {
-    "lc2493": 16e-6,  # a BFS from every node of every component: O(n (n + m))
-    "lc1615": 8e-6,  # every pair of cities: O(n^2 + m)
-    "lc2097": 2e-6,
-    "lc2316": 2e-6,
-    "lc2508": 2e-6,
-    "lc2285": 2e-6,
-    "lc2050": 2e-6,
-}
+# References that do more than linear work per input byte set their own `cost_rate` from the
+# calibration pass (measured worst seconds per byte above the base, x ~1.5 headroom, rounded up
+# to a power of two in us).
 
 
-def model_seconds(problem_id: str, args_json: str) -> float:
-    """The modelled CPU seconds of the reference on this input (rounded to 1 us)."""
-    rate = RATES.get(problem_id, DEFAULT_RATE)
+def model_seconds(rate: float, args_json: str) -> float:
+    """The modelled CPU seconds of a reference with this `cost_rate` on this input (rounded to
+    1 us)."""
     return round(BASE_SECONDS + rate * len(args_json.encode("utf-8")), 6)
 
 

@@ -1,5 +1,5 @@
 """How well a case set tells solutions apart: the share of cases the best constant answer
-passes, and the share each classic wrong solution (mutants.py) passes, per problem.
+passes, and the share each classic wrong solution (the record's `mutants`) passes, per problem.
 
 Why: a pass rate means little when `return 0` or a solution that forgets a rule scores nearly
 as much. The published GraphEval36K set is the yardstick: a generated set should be no more
@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.codetrack.cases import CaseSet
-from evaluator.codetrack.mutants import MUTANTS
 from evaluator.codetrack.problem import Problem, all_problems
 from evaluator.codetrack.report import constant_hits
 
@@ -72,7 +71,7 @@ def mutant_shares(problem: Problem, cases: Sequence[Any]) -> dict[str, float]:
     """Share of the cases with a true answer that each mutant of the problem passes."""
     usable = [c for c in cases if c.has_expected]
     out: dict[str, float] = {}
-    for name, mutant in MUTANTS.get(problem.id, {}).items():
+    for name, mutant in problem.mutants.items():
         passed = 0
         for case in usable:
             args = json.loads(case.args_json())

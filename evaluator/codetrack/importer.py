@@ -278,7 +278,7 @@ def _case(problem: Problem, pc: Any, direction: str, a: Assessment, cls: str) ->
         has_expected=a.has_truth,
         source="grapheval36k",
         cell=pc.cell,
-        **case_limits(problem.id, a.args),  # the cost model's, never the stopwatch's
+        **case_limits(problem, a.args),  # the cost model's, never the stopwatch's
         label=_json(pc.label),
         has_label=True,
         flag=f"{cls}: {a.kind}: {a.detail}" if a.kind else "",
@@ -348,14 +348,12 @@ def import_grapheval(
 def _run(calls: list[tuple[str, str, str]], jobs: int) -> dict[str, dict[str, Any]]:
     if jobs > 1 and len(calls) > 1:
         # the slowest problems first, so no worker is left with a long one at the end
-        calls = sorted(calls, key=lambda c: c[1] not in _SLOW)
+        registry = all_problems()
+        calls = sorted(calls, key=lambda c: not registry[c[1]].slow_import)
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [(c[1], pool.submit(import_problem, *c)) for c in calls]
             return {pid: f.result() for pid, f in futures}
     return {c[1]: import_problem(*c) for c in calls}
-
-
-_SLOW = frozenset({"lc2097", "lc2242", "lc1782", "lc2858", "lc1761", "lc2685"})
 
 
 # --------------------------------------------------------------------------------------------

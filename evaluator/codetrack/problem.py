@@ -2,12 +2,15 @@
 
 Why a registry of plain records: the judge, the generator, the importer of the published
 GraphEval36K cases, the reports and the LLM prompts all need the same facts about a problem;
-keeping them in one immutable record per problem means there is exactly one place to fix.
+keeping them in one immutable record per problem means there is exactly one place to fix. The
+record holds every fact: the reference, the checker, the case builder, the classic wrong
+solutions, the published cells, how the input reads as a graph, the cost rate and the hooks,
+each passed to it by the problem's module (nothing is looked up by module-level name, and no
+table elsewhere is keyed by problem id; tests/test_codetrack_records.py checks both).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import pkgutil
 import random
@@ -18,6 +21,7 @@ from typing import Any, Literal
 import networkx as nx
 
 from evaluator.codetrack.checkers import Checker
+from evaluator.codetrack.costmodel import DEFAULT_RATE
 
 CONCEPTS = (
     "topological sort",
@@ -46,6 +50,15 @@ Difficulty = Literal["easy", "medium", "hard"]
 # Build the method's keyword arguments from a generated graph; None = this graph does not fit
 # the problem's input contract (the generator then tries another draw or skips the cell).
 CaseBuilder = Callable[[nx.Graph, random.Random], "dict[str, Any] | None"]
+# The graph a solution receives, rebuilt from a case's arguments (inputgraph.py).
+InputGraph = Callable[[Mapping[str, Any]], nx.Graph]
+# A classic wrong solution: takes the reference's keyword arguments (discrimination.py).
+Mutant = Callable[..., Any]
+
+
+def cells(text: str) -> tuple[str, ...]:
+    """Published cells written as one space-separated string, `<file>/<sub-category key>`."""
+    return tuple(text.split())
 
 
 class NoTrueAnswer(ValueError):
@@ -81,6 +94,27 @@ class Problem:
     reference: Callable[..., Any]  # pure function taking the method's kwargs
     checker: Checker
     build_case: CaseBuilder
+    # Classic wrong solutions, by name: what a hurried programmer writes (a rule of the
+    # statement forgotten, an off-by-one, a directed graph read as undirected). They measure
+    # how well a case set tells solutions apart (discrimination.py) and run in-process on
+    # trusted inputs only; none of them is ever a candidate solution. Where the statement has
+    # a special rule (self-pairs, ties, empty or -1 answers, a node reaching itself, isolated
+    # nodes, rounding), one of them forgets it, and the tests check that some generated case
+    # needs it (tests/test_codetrack_discrimination.py).
+    mutants: Mapping[str, Mutant]
+    # The cells GraphEval36K published (`<file>/<sub-category key>`, one entry per published
+    # line-cell, in the dataset's order): the paper plan of cases.py mirrors them, so a fresh
+    # clone needs no ../shared.
+    published_cells: tuple[str, ...]
+    # The graph of a case's input, as the statement reads it (inputgraph.py: a DiGraph for
+    # directed problems, a Graph or MultiGraph for undirected ones); the generator measures a
+    # case's sub-category and statistics on it.
+    input_graph: InputGraph
+    # seconds per input byte of the reference (costmodel.py); above the default only for
+    # references that do more than linear work, from the calibration pass
+    cost_rate: float = DEFAULT_RATE
+    # the importer starts these first in a parallel run (their published cases take longest)
+    slow_import: bool = False
     # dataset field -> argument name, for importing the published cases
     field_map: Mapping[str, str] = field(default_factory=dict)
     label_field: str = "labels"
@@ -109,8 +143,6 @@ class Problem:
 
 
 _REGISTRY: dict[str, Problem] = {}
-# optional module functions of a problem module, attached onto its record by `all_problems`
-MODULE_HOOKS = ("in_contract", "adapt_published", "repair_published", "published_truth")
 
 
 def register(problem: Problem) -> Problem:
@@ -126,15 +158,8 @@ def all_problems() -> dict[str, Problem]:
     import evaluator.codetrack.problems as pkg
 
     for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
-        module = importlib.import_module(info.name)
-        problem = getattr(module, "PROBLEM", None)
-        if isinstance(problem, Problem):
-            # problem modules define these hooks as module functions; attach them so every
-            # caller finds them on the record
-            hooks = {name: getattr(module, name) for name in MODULE_HOOKS
-                     if getattr(problem, name) is None and callable(getattr(module, name, None))}
-            if hooks:
-                _REGISTRY[problem.id] = dataclasses.replace(problem, **hooks)
+        importlib.import_module(info.name)  # each problem module registers its record
+
     def numeric(problem_id: str) -> int:
         return int(problem_id[2:]) if problem_id[2:].isdigit() else 0
 

@@ -78,7 +78,8 @@ def test_generate_is_deterministic_and_records_provenance(tmp_path: Path, capsys
     for case in CaseSet(a).cases("lc2685"):
         # the stored limit is the one the judge applies, from the cost model of the input
         assert case.limit_seconds == config.case_seconds(case) >= config.timeout_floor
-        assert case.ref_seconds == model_seconds("lc2685", case.args_json())
+        assert case.ref_seconds == model_seconds(all_problems()["lc2685"].cost_rate,
+                                                  case.args_json())
     case = json.loads(read_lines(a / "cases" / "lc2685.jsonl.gz")[0])
     assert {"seed", "category", "subcategory", "stats", "expected"} <= set(case)
     assert {"nodes", "edges", "avg_degree", "degree_variance"} <= set(case["stats"])

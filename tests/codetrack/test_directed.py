@@ -331,6 +331,9 @@ def _dummy(pid: str, directed: bool, field_map: dict[str, str]) -> Problem:
         reference=lambda **kw: None,
         checker=exact,
         build_case=lambda G, rng: None,
+        mutants={},
+        published_cells=(),
+        input_graph=lambda args: nx.Graph(),
         field_map=field_map,
     )
 

@@ -1,7 +1,7 @@
-"""Generated cases tell right from wrong: every classic wrong solution (mutants.py) fails some
-case, every special rule of a statement is needed by some case (the mutant that forgets it
-fails), and no problem is more constant-dominated than the published GraphEval36K set (that
-last check needs ../shared).
+"""Generated cases tell right from wrong: every classic wrong solution (a record's `mutants`)
+fails some case, every special rule of a statement is needed by some case (the mutant that
+forgets it fails), and no problem is more constant-dominated than the published GraphEval36K
+set (that last check needs ../shared).
 
 The fast tests use a small set of ten problems; the slow ones use the practice set at
 `--per-cell 20` (the size docs/codetrack.md reports), every problem."""
@@ -26,7 +26,6 @@ from evaluator.codetrack.discrimination import (
     verdict,
 )
 from evaluator.codetrack.importer import import_grapheval
-from evaluator.codetrack.mutants import MUTANTS
 from evaluator.codetrack.problem import all_problems
 from evaluator.codetrack.problems.undirected_lc2508 import is_possible
 from tests.helpers.paths import REPO
@@ -90,8 +89,9 @@ def practice(tmp_path_factory: pytest.TempPathFactory) -> CaseSet:
 
 def test_every_problem_has_mutants_and_every_rule_a_mutant() -> None:
     problems = all_problems()
-    assert set(MUTANTS) == set(problems)
-    for pid, mutants in MUTANTS.items():
+    assert set(RULES) <= set(problems)
+    for pid, problem in problems.items():
+        mutants = problem.mutants
         assert len(mutants) >= (2 if pid in RULES else 1), pid
         for name in RULES.get(pid, []):
             assert name in mutants, (pid, name)

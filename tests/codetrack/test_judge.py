@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 from evaluator import sandbox
@@ -48,6 +49,9 @@ TOTAL = Problem(
     reference=lambda xs: sum(xs),
     checker=exact,
     build_case=lambda G, rng: None,
+    mutants={},
+    published_cells=(),
+    input_graph=lambda args: nx.Graph(),
 )
 # Fast limits for tests: 0.3 CPU-second per case, no memory pass unless a test wants it.
 FAST = JudgeConfig(timeout_floor=0.3, measure_memory=False)

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan
-from evaluator.codetrack.inputgraph import input_graph
 from evaluator.codetrack.problem import all_problems
 
 # the problems whose builders reshape the drawn graph the most, plus one of each input form
@@ -43,9 +42,10 @@ def label_holds(subcategory: str, G: nx.Graph) -> bool:
 
 def check_every_case(case_set: CaseSet) -> int:
     checked = 0
+    registry = all_problems()
     for pid in case_set.problem_ids():
         for case in case_set.iter_cases(pid):
-            G = input_graph(pid, json.loads(case.args_json()))
+            G = registry[pid].input_graph(json.loads(case.args_json()))
             assert label_holds(case.subcategory, G), (case.id, case.subcategory)
             stats = case.stats or {}
             assert stats["nodes"] == G.number_of_nodes(), case.id

@@ -15,9 +15,18 @@ from typing import Any
 
 import networkx as nx
 
-from evaluator.codetrack.problem import CATEGORIES
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import CATEGORIES, cells
 
 TYPING_IMPORT = "from typing import List\n\n\n"
+
+# The published cells (Problem.published_cells) of the directed problems GraphEval36K drew from
+# planar and sparse graphs only: every sub-category of both, or all but planar/connected.
+PLANAR_SPARSE_CELLS = cells(
+    "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+    "sparse/disconnected sparse/cyclic sparse/acyclic"
+)
+PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED = PLANAR_SPARSE_CELLS[1:]
 
 # Why DAG problems re-orient instead of rejecting: "connected"/"disconnected" graphs of most
 # categories (and every regular digraph) contain directed cycles, so rejecting them would leave
@@ -195,6 +204,11 @@ COURSE_PAIRS_CONTRACT = "ids in 0..numCourses-1; self-pairs and repeated pairs a
 def course_pairs_in_contract(args: Mapping[str, Any]) -> bool:
     """`numCourses >= 1` and every prerequisite pair lies in `0..numCourses-1`."""
     return args["numCourses"] >= 1 and pairs_in_range(args["numCourses"], args["prerequisites"])
+
+
+def course_pairs_graph(args: Mapping[str, Any]) -> nx.DiGraph:
+    """The input graph (Problem.input_graph): a pair `[a, b]` is the arc b -> a."""
+    return digraph_of(args["numCourses"], ((b, a) for a, b in args["prerequisites"]))
 
 
 def course_pairs_case(G: nx.Graph, rng: random.Random, dag_share: float = 0.5,

@@ -9,9 +9,11 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_CELLS_NOTE,
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     arc_list,
     dag_view,
@@ -105,6 +107,23 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"numCourses": n, "prerequisites": arc_list(D.edges(), rng), "queries": queries}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1462_self_not_prerequisite(numCourses: int, prerequisites: list[list[int]],
+                                 queries: list[list[int]]) -> list[bool]:
+    """Answers False for `[u, u]`: a search that only reports nodes it stepped onto."""
+    answers = check_if_prerequisite(numCourses, prerequisites, queries)
+    return [a and u != v for a, (u, v) in zip(answers, queries, strict=True)]
+
+
+def lc1462_direct_only(numCourses: int, prerequisites: list[list[int]],
+                       queries: list[list[int]]) -> list[bool]:
+    """Looks the pair up among the entries, forgetting chains."""
+    arcs = {(a, b) for a, b in prerequisites}
+    return [u == v or (u, v) in arcs for u, v in queries]
+
+
 PROBLEM = register(
     Problem(
         id="lc1462",
@@ -121,6 +140,13 @@ PROBLEM = register(
         reference=check_if_prerequisite,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "self is no prerequisite": lc1462_self_not_prerequisite,
+            "direct entries only": lc1462_direct_only,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: digraph_of(a["numCourses"], a["prerequisites"]),
+        in_contract=in_contract,
         field_map={"n": "numCourses", "graphs": "prerequisites", "query": "queries"},
         skipped_cells=skip_subcategories(["cyclic"], "the prerequisites must be acyclic"),
         label_status=(

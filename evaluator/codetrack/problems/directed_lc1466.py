@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     arc_list,
@@ -92,6 +93,20 @@ TREE_ONLY = (
     "(connected and acyclic cells only)"
 )
 
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1466_counts_the_other_roads(n: int, connections: list[list[int]]) -> int:
+    """Gets the orientation wrong: counts the roads already pointing towards city 0."""
+    return n - 1 - min_reorder(n, connections)
+
+
+def lc1466_capital_roads_only(n: int, connections: list[list[int]]) -> int:
+    """Flips only the roads that leave city 0 itself."""
+    return sum(1 for a, _ in connections if a == 0)
+
+
 PROBLEM = register(
     Problem(
         id="lc1466",
@@ -107,6 +122,16 @@ PROBLEM = register(
         reference=min_reorder,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "reversed orientation": lc1466_counts_the_other_roads,
+            "roads at city 0 only": lc1466_capital_roads_only,
+        },
+        published_cells=cells(
+            "planar/cyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: digraph_of(a["n"], a["connections"]),
+        in_contract=in_contract,
+        published_truth=published_truth,
         field_map={"n": "n", "graphs": "connections"},
         skipped_cells=skip_subcategories(["cyclic", "disconnected"], TREE_ONLY),
         label_status=(

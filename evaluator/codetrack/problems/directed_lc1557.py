@@ -8,7 +8,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import order_insensitive
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_ARCS_CONTRACT,
     DAG_CELLS_NOTE,
@@ -63,6 +64,24 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return args
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1557_sinks(n: int, edges: list[list[int]]) -> list[int]:
+    """Reads the arcs backwards: returns the nodes without outgoing arcs."""
+    has_outgoing = [False] * n
+    for a, _ in edges:
+        has_outgoing[a] = True
+    return [u for u in range(n) if not has_outgoing[u]]
+
+
+def lc1557_skips_isolated(n: int, edges: list[list[int]]) -> list[int]:
+    """Looks only at nodes named in `edges`: a node without arcs, which only it reaches, is
+    left out."""
+    heads = {b for _, b in edges}
+    return sorted({a for a, _ in edges} - heads)
+
+
 PROBLEM = register(
     Problem(
         id="lc1557",
@@ -78,6 +97,13 @@ PROBLEM = register(
         reference=find_smallest_set_of_vertices,
         checker=order_insensitive,
         build_case=build_case,
+        mutants={
+            "sinks (reversed arcs)": lc1557_sinks,
+            "skips isolated nodes": lc1557_skips_isolated,
+        },
+        published_cells=cells("planar/acyclic sparse/acyclic"),
+        input_graph=lambda a: digraph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=dag_only_skips(),
         label_status="consistent",

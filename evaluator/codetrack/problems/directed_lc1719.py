@@ -10,7 +10,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import pairs_graph
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     as_digraph,
@@ -172,6 +173,23 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"pairs": out}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1719_never_two(pairs: list[list[int]]) -> int:
+    """Answers 1 whenever a tree exists: forgets that equal degrees let parent and child swap."""
+    return min(check_ways(pairs), 1)
+
+
+def lc1719_root_only(pairs: list[list[int]]) -> int:
+    """Checks only that some node is paired with every other node (a possible root)."""
+    adj: dict[int, set[int]] = {}
+    for x, y in pairs:
+        adj.setdefault(x, set()).add(y)
+        adj.setdefault(y, set()).add(x)
+    return int(any(len(near) == len(adj) - 1 for near in adj.values()))
+
+
 PROBLEM = register(
     Problem(
         id="lc1719",
@@ -187,6 +205,16 @@ PROBLEM = register(
         reference=check_ways,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "never 2": lc1719_never_two,
+            "root check only": lc1719_root_only,
+        },
+        published_cells=cells(
+            "planar/acyclic planar/cyclic planar/connected planar/disconnected sparse/acyclic "
+            "sparse/cyclic sparse/connected sparse/disconnected"
+        ),
+        input_graph=lambda a: pairs_graph(a["pairs"]),  # pairs are unordered (the statement)
+        in_contract=in_contract,
         field_map={"graphs": "pairs"},
         skipped_cells=skip_subcategories(
             ["acyclic"],

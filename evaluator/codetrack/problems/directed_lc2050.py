@@ -10,9 +10,11 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_CELLS_NOTE,
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     arc_list,
     dag_view,
@@ -20,6 +22,7 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     pairs_in_range,
     skip_subcategories,
+    topological_order,
 )
 
 STATEMENT = """\
@@ -105,6 +108,34 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     }
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2050_id_order(n: int, relations: list[list[int]], time: list[int]) -> int:
+    """One pass in id order instead of a topological order: a course's finish uses its
+    prerequisites' finishes before they are final."""
+    pred: list[list[int]] = [[] for _ in range(n + 1)]
+    for p, q in relations:
+        pred[q].append(p)
+    finish = [0] * (n + 1)
+    for u in range(1, n + 1):
+        finish[u] = max((finish[p] for p in pred[u]), default=0) + time[u - 1]
+    return max(finish)
+
+
+def lc2050_longest_chain_by_count(n: int, relations: list[list[int]], time: list[int]) -> int:
+    """Takes the chain with the most courses and adds up its durations."""
+    order = topological_order(n, [(p - 1, q - 1) for p, q in relations]) or list(range(n))
+    pred: list[list[int]] = [[] for _ in range(n)]
+    for p, q in relations:
+        pred[q - 1].append(p - 1)
+    best: list[tuple[int, int]] = [(0, 0)] * n  # (courses, months) of the longest chain
+    for u in order:
+        courses, months = max((best[p] for p in pred[u]), default=(0, 0))
+        best[u] = (courses + 1, months + time[u])
+    return max(best)[1]
+
+
 PROBLEM = register(
     Problem(
         id="lc2050",
@@ -120,6 +151,15 @@ PROBLEM = register(
         reference=minimum_time,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "id order, not topological": lc2050_id_order,
+            "most courses chain": lc2050_longest_chain_by_count,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: digraph_of(a["n"], a["relations"], offset=1),
+        cost_rate=2e-6,
+        in_contract=in_contract,
+        adapt_published=adapt_published,
         field_map={"n": "n", "graphs": "relations", "time": "time"},
         skipped_cells=skip_subcategories(["cyclic"], "the relations must be acyclic"),
         label_status=(

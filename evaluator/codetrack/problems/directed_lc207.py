@@ -6,11 +6,14 @@ from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     COURSE_PAIRS_CONTRACT,
+    PLANAR_SPARSE_CELLS,
     TYPING_IMPORT,
     course_pairs_case,
+    course_pairs_graph,
     course_pairs_in_contract,
     topological_order,
 )
+from evaluator.codetrack.problems.undirected_common import DisjointSets
 
 STATEMENT = """\
 There are `numCourses` courses with ids `0..numCourses-1`. Each entry `[a, b]` of
@@ -42,6 +45,26 @@ in_contract = course_pairs_in_contract
 build_case = course_pairs_case
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _undirected_cycle(n: int, pairs: list[list[int]]) -> bool:
+    sets = DisjointSets(n)
+    return any(not sets.union(a, b) for a, b in pairs if a != b)
+
+
+def lc207_ignores_self_pairs(numCourses: int, prerequisites: list[list[int]]) -> bool:
+    """Drops [a, a] pairs as noise, although a course that requires itself can never start."""
+    kept = [(b, a) for a, b in prerequisites if a != b]
+    return topological_order(numCourses, kept) is not None
+
+
+def lc207_undirected(numCourses: int, prerequisites: list[list[int]]) -> bool:
+    """Reads the prerequisites as undirected edges: any cycle of the shape means 'cannot'."""
+    return not _undirected_cycle(numCourses, prerequisites) and all(
+        a != b for a, b in prerequisites)
+
+
 PROBLEM = register(
     Problem(
         id="lc207",
@@ -57,6 +80,13 @@ PROBLEM = register(
         reference=can_finish,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "ignores self-pairs": lc207_ignores_self_pairs,
+            "undirected cycle": lc207_undirected,
+        },
+        published_cells=PLANAR_SPARSE_CELLS,
+        input_graph=course_pairs_graph,
+        in_contract=in_contract,
         field_map={"numCourse": "numCourses", "graphs": "prerequisites"},
         label_status=(
             "constant-answer: every published cell holds a single answer (acyclic/disconnected "

@@ -10,8 +10,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import Verdict
+from evaluator.codetrack.inputgraph import pairs_digraph
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     as_digraph,
     is_int,
@@ -38,20 +40,20 @@ class Solution:
 MAX_ARCS_FACTOR = 4  # generated trails use at most 4 n arcs
 
 
-def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
-    """Hierholzer's algorithm: an Eulerian trail of the arcs start -> end.
-
-    The trail starts at the node whose out-degree exceeds its in-degree, if any.
-    """
-    if not pairs:
-        return []
+def _arcs_and_start(pairs: list[list[int]]) -> tuple[dict[int, list[int]], int]:
+    """Each node's heads, and where a trail must start: the node with one more outgoing than
+    incoming pair if any, else the first pair's start."""
     out: dict[int, list[int]] = {}
     balance: Counter[int] = Counter()
     for s, e in pairs:
         out.setdefault(s, []).append(e)
         balance[s] += 1
         balance[e] -= 1
-    start = next((v for v, b in balance.items() if b == 1), pairs[0][0])
+    return out, next((v for v, b in balance.items() if b == 1), pairs[0][0])
+
+
+def _hierholzer(out: dict[int, list[int]], start: int) -> list[list[int]]:
+    """Hierholzer's algorithm from `start`, using up `out`: the trail's arcs in order."""
     stack = [start]
     nodes: list[int] = []
     while stack:
@@ -63,6 +65,16 @@ def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
             nodes.append(stack.pop())
     nodes.reverse()
     return [[a, b] for a, b in zip(nodes, nodes[1:], strict=False)]
+
+
+def valid_arrangement(pairs: list[list[int]]) -> list[list[int]]:
+    """Hierholzer's algorithm: an Eulerian trail of the arcs start -> end.
+
+    The trail starts at the node whose out-degree exceeds its in-degree, if any.
+    """
+    if not pairs:
+        return []
+    return _hierholzer(*_arcs_and_start(pairs))
 
 
 def check_arrangement(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdict:
@@ -140,6 +152,28 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"pairs": pairs}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2097_starts_at_first_pair(pairs: list[list[int]]) -> list[list[int]]:
+    """Hierholzer's algorithm from the first pair's start, not from the node with one more
+    outgoing than incoming pair."""
+    out, _ = _arcs_and_start(pairs)
+    return _hierholzer(out, pairs[0][0])
+
+
+def lc2097_greedy_walk(pairs: list[list[int]]) -> list[list[int]]:
+    """Walks from the right start along unused pairs until stuck, never splicing in the
+    detours it skipped."""
+    out, u = _arcs_and_start(pairs)
+    walk = []
+    while out.get(u):
+        v = out[u].pop()
+        walk.append([u, v])
+        u = v
+    return walk
+
+
 PROBLEM = register(
     Problem(
         id="lc2097",
@@ -155,6 +189,15 @@ PROBLEM = register(
         reference=valid_arrangement,
         checker=check_arrangement,
         build_case=build_case,
+        mutants={
+            "starts at the first pair": lc2097_starts_at_first_pair,
+            "greedy walk, no splicing": lc2097_greedy_walk,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: pairs_digraph(a["pairs"]),
+        cost_rate=2e-6,
+        in_contract=in_contract,
+        slow_import=True,
         field_map={"graphs": "pairs"},
         skipped_cells=skip_subcategories(
             ["disconnected"], "the pairs of an Eulerian trail are one weakly connected graph "

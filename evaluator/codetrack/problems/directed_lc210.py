@@ -12,8 +12,10 @@ from evaluator.codetrack.checkers import Verdict
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     COURSE_PAIRS_CONTRACT,
+    PLANAR_SPARSE_CELLS,
     TYPING_IMPORT,
     course_pairs_case,
+    course_pairs_graph,
     course_pairs_in_contract,
     is_int,
     topological_order,
@@ -79,6 +81,20 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return course_pairs_case(G, rng, dag_share=0.9, self_pair_share=0.1)
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc210_reversed(numCourses: int, prerequisites: list[list[int]]) -> list[int]:
+    """Gets the pair orientation wrong: orders `a` before `b` for `[a, b]`."""
+    order = topological_order(numCourses, prerequisites)
+    return [] if order is None else order
+
+
+def lc210_ignores_self_pairs(numCourses: int, prerequisites: list[list[int]]) -> list[int]:
+    order = topological_order(numCourses, ((b, a) for a, b in prerequisites if a != b))
+    return [] if order is None else order
+
+
 PROBLEM = register(
     Problem(
         id="lc210",
@@ -94,6 +110,13 @@ PROBLEM = register(
         reference=find_order,
         checker=check_order,
         build_case=build_case,
+        mutants={
+            "reversed pairs": lc210_reversed,
+            "ignores self-pairs": lc210_ignores_self_pairs,
+        },
+        published_cells=PLANAR_SPARSE_CELLS,
+        input_graph=course_pairs_graph,
+        in_contract=in_contract,
         field_map={"numCourse": "numCourses", "graphs": "prerequisites"},
         label_status="consistent",
         notes=(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_ARCS_CONTRACT,
     DAG_CELLS_NOTE,
@@ -64,6 +65,27 @@ in_contract = dag_arcs_in_contract
 build_case = dag_arcs_case
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2192_parents_only(n: int, edges: list[list[int]]) -> list[list[int]]:
+    """Lists the direct parents, forgetting longer paths."""
+    parents: list[set[int]] = [set() for _ in range(n)]
+    for a, b in edges:
+        parents[b].add(a)
+    return [sorted(p) for p in parents]
+
+
+def lc2192_descendants(n: int, edges: list[list[int]]) -> list[list[int]]:
+    """Gets the arc direction wrong: lists every node's descendants."""
+    return get_ancestors(n, [[b, a] for a, b in edges])
+
+
+def lc2192_includes_itself(n: int, edges: list[list[int]]) -> list[list[int]]:
+    """Lists every node among its own ancestors."""
+    return [sorted([*above, v]) for v, above in enumerate(get_ancestors(n, edges))]
+
+
 PROBLEM = register(
     Problem(
         id="lc2192",
@@ -79,6 +101,14 @@ PROBLEM = register(
         reference=get_ancestors,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "parents only": lc2192_parents_only,
+            "descendants (reversed)": lc2192_descendants,
+            "includes itself": lc2192_includes_itself,
+        },
+        published_cells=cells("planar/acyclic sparse/acyclic"),
+        input_graph=lambda a: digraph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=dag_only_skips(),
         label_status="consistent",

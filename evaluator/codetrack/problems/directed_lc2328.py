@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -12,6 +12,7 @@ import networkx as nx
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    PLANAR_SPARSE_CELLS,
     TYPING_IMPORT,
     as_digraph,
     is_int,
@@ -100,6 +101,52 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"grid": grid}
 
 
+# The graph the solution receives (inputgraph.py), as this problem reads its input.
+
+
+def grid_arcs(grid: Sequence[Sequence[int]]) -> nx.DiGraph:
+    """lc2328: one node per cell, an arc from each cell to every side neighbour holding a
+    larger value (the moves of a strictly increasing path)."""
+    rows, cols = len(grid), len(grid[0])
+    D = nx.DiGraph()
+    D.add_nodes_from(range(rows * cols))
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in ((0, 1), (1, 0)):
+                rr, cc = r + dr, c + dc
+                if rr < rows and cc < cols and grid[r][c] != grid[rr][cc]:
+                    a, b = r * cols + c, rr * cols + cc
+                    D.add_edge(*((a, b) if grid[r][c] < grid[rr][cc] else (b, a)))
+    return D
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _walks(grid: list[list[int]], moves: tuple[tuple[int, int], ...], strict: bool) -> int:
+    m, k = len(grid), len(grid[0])
+    ends = [[1] * k for _ in range(m)]
+    for value, r, c in sorted((grid[r][c], r, c) for r in range(m) for c in range(k)):
+        total = 1
+        for dr, dc in moves:
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < m and 0 <= cc < k and (grid[rr][cc] < value or (
+                    not strict and grid[rr][cc] == value and (rr, cc) < (r, c))):
+                total += ends[rr][cc]
+        ends[r][c] = total % 1_000_000_007
+    return sum(map(sum, ends)) % 1_000_000_007
+
+
+def lc2328_right_and_down_only(grid: list[list[int]]) -> int:
+    """Considers moves to the right and downwards only."""
+    return _walks(grid, ((-1, 0), (0, -1)), strict=True)
+
+
+def lc2328_equal_steps(grid: list[list[int]]) -> int:
+    """Compares with <= instead of <: steps between equal values count as increasing."""
+    return _walks(grid, ((1, 0), (-1, 0), (0, 1), (0, -1)), strict=False)
+
+
 PROBLEM = register(
     Problem(
         id="lc2328",
@@ -115,6 +162,14 @@ PROBLEM = register(
         reference=count_paths,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "right and down only": lc2328_right_and_down_only,
+            "<= instead of <": lc2328_equal_steps,
+        },
+        # no published data (all files >= 4 MiB upstream): the usual directed layout, 8 cells
+        published_cells=PLANAR_SPARSE_CELLS,
+        input_graph=lambda a: grid_arcs(a["grid"]),
+        in_contract=in_contract,
         field_map={"graphs": "grid"},
         skipped_cells={
             **skip_subcategories(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import functional_digraph
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     FUNCTIONAL_GRAPH_CONTRACT,
     TYPING_IMPORT,
@@ -44,6 +45,26 @@ in_contract = functional_graph_in_contract
 build_case = functional_graph_case
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2374_largest_on_ties(edges: list[int]) -> int:
+    """Keeps the last node with the highest score instead of the smallest one."""
+    score = [0] * len(edges)
+    for i, v in enumerate(edges):
+        score[v] += i
+    best = max(score)
+    return max(v for v, s in enumerate(score) if s == best)
+
+
+def lc2374_in_degree(edges: list[int]) -> int:
+    """Counts the arcs into a node instead of adding their indices."""
+    score = [0] * len(edges)
+    for v in edges:
+        score[v] += 1
+    return score.index(max(score))
+
+
 PROBLEM = register(
     Problem(
         id="lc2374",
@@ -59,6 +80,13 @@ PROBLEM = register(
         reference=edge_score,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "largest on ties": lc2374_largest_on_ties,
+            "in-degree": lc2374_in_degree,
+        },
+        published_cells=cells("regular/connected"),
+        input_graph=lambda a: functional_digraph(a["edges"]),
+        in_contract=in_contract,
         field_map={"graphs": "edges"},
         skipped_cells=functional_graph_skips(),
         label_status="too-few-cases: only 10 published cases (regular/connected); all agree",

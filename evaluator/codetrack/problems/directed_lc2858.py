@@ -9,8 +9,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     arc_list,
     is_oriented_tree,
@@ -94,6 +96,19 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": G.number_of_nodes(), "edges": arc_list(tree, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2858_counts_the_other_arcs(n: int, edges: list[list[int]]) -> list[int]:
+    """Gets the orientation wrong: counts the arcs that already point away from the node."""
+    return [n - 1 - a for a in min_edge_reversals(n, edges)]
+
+
+def lc2858_root_zero_everywhere(n: int, edges: list[list[int]]) -> list[int]:
+    """Computes node 0's count and never reroots."""
+    return [min_edge_reversals(n, edges)[0]] * n
+
+
 PROBLEM = register(
     Problem(
         id="lc2858",
@@ -109,6 +124,15 @@ PROBLEM = register(
         reference=min_edge_reversals,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "reversed orientation": lc2858_counts_the_other_arcs,
+            "node 0's count everywhere": lc2858_root_zero_everywhere,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: digraph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
+        published_truth=published_truth,
+        slow_import=True,
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=skip_subcategories(
             ["cyclic", "disconnected"],

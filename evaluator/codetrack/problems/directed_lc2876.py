@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import functional_digraph
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     FUNCTIONAL_GRAPH_CONTRACT,
     TYPING_IMPORT,
@@ -64,6 +65,37 @@ in_contract = functional_graph_in_contract
 build_case = functional_graph_case
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2876_forgets_the_cycle(edges: list[int]) -> list[int]:
+    """A node off the cycle counts its way to the cycle but not the cycle's own nodes."""
+    visits = count_visited_nodes(edges)
+    out = []
+    for v, count in enumerate(visits):
+        u = v
+        for _ in range(count):  # on a cycle exactly when `count` steps lead back to v
+            u = edges[u]
+        if u == v:
+            out.append(count)
+            continue
+        u = v
+        while True:  # first node of the cycle the walk ends in
+            w = u
+            for _ in range(visits[u]):
+                w = edges[w]
+            if w == u:
+                break
+            u = edges[u]
+        out.append(count - visits[u])
+    return out
+
+
+def lc2876_counts_steps(edges: list[int]) -> list[int]:
+    """Counts the steps taken before a repeat, one less than the nodes visited."""
+    return [a - 1 for a in count_visited_nodes(edges)]
+
+
 PROBLEM = register(
     Problem(
         id="lc2876",
@@ -79,6 +111,16 @@ PROBLEM = register(
         reference=count_visited_nodes,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets the cycle": lc2876_forgets_the_cycle,
+            "steps (off by one)": lc2876_counts_steps,
+        },
+        published_cells=cells(
+            "dense/dense planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+            "sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: functional_digraph(a["edges"]),
+        in_contract=in_contract,
         field_map={"graphs": "edges"},
         skipped_cells=functional_graph_skips(),
         label_status=(

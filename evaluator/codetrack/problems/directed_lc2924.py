@@ -8,7 +8,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_ARCS_CONTRACT,
     DAG_CELLS_NOTE,
@@ -72,6 +73,23 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": arc_list(sorted(arcs), rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2924_ignores_absent_teams(n: int, edges: list[list[int]]) -> int:
+    """Looks only at the teams named in `edges`: a team in no entry is not a champion."""
+    named = {x for e in edges for x in e}
+    beaten = {b for _, b in edges}
+    unbeaten = sorted(named - beaten)
+    return unbeaten[0] if len(unbeaten) == 1 else -1
+
+
+def lc2924_first_unbeaten(n: int, edges: list[list[int]]) -> int:
+    """Returns the first unbeaten team even when there are several."""
+    beaten = {b for _, b in edges}
+    return next((t for t in range(n) if t not in beaten), -1)
+
+
 PROBLEM = register(
     Problem(
         id="lc2924",
@@ -87,6 +105,13 @@ PROBLEM = register(
         reference=find_champion,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "ignores absent teams": lc2924_ignores_absent_teams,
+            "first unbeaten": lc2924_first_unbeaten,
+        },
+        published_cells=cells("planar/acyclic sparse/acyclic"),
+        input_graph=lambda a: digraph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=dag_only_skips(),
         label_status="constant-answer: every published label is -1 (several sources always)",

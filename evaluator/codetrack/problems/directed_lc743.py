@@ -10,7 +10,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import digraph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     as_digraph,
@@ -128,6 +129,37 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"times": times, "n": n, "k": k + 1}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc743_never_minus_one(times: list[list[int]], n: int, k: int) -> int:
+    """Returns the latest arrival among the nodes reached, forgetting the unreached ones."""
+    return max(_arrivals(times, n, k).values())
+
+
+def lc743_ignores_lone_nodes(times: list[list[int]], n: int, k: int) -> int:
+    """Counts only the nodes that appear in some link (and k): a node in no link is never
+    waited for."""
+    dist = _arrivals(times, n, k)
+    seen = {k} | {x for u, v, _ in times for x in (u, v)}
+    return max(dist.values()) if seen <= dist.keys() else -1
+
+
+def lc743_crosses_self_links(times: list[list[int]], n: int, k: int) -> int:
+    """Waits for the signal to cross every self-link of a reached node too, as if a link
+    from a node to itself had to be traversed."""
+    dist = _arrivals(times, n, k)
+    if len(dist) != n:
+        return -1
+    return max([*dist.values(), *(dist[u] + w for u, v, w in times if u == v and u in dist)])
+
+
+def lc743_two_way_links(times: list[list[int]], n: int, k: int) -> int:
+    """Reads every link as two-way."""
+    dist = _arrivals(times + [[v, u, w] for u, v, w in times], n, k)
+    return max(dist.values()) if len(dist) == n else -1
+
+
 PROBLEM = register(
     Problem(
         id="lc743",
@@ -143,6 +175,18 @@ PROBLEM = register(
         reference=network_delay_time,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "never -1": lc743_never_minus_one,
+            "two-way links": lc743_two_way_links,
+            "ignores nodes in no link": lc743_ignores_lone_nodes,
+            "crosses self-links": lc743_crosses_self_links,
+        },
+        published_cells=cells(
+            "planar/connected planar/disconnected planar/cyclic sparse/connected "
+            "sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: digraph_of(a["n"], ((u, v) for u, v, _ in a["times"]), offset=1),
+        in_contract=in_contract,
         field_map={"graphs": "times", "n": "n", "k": "k"},
         label_status="consistent",
         notes=(

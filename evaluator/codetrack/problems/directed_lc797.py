@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import set_of_lists
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import adjacency_digraph
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_CELLS_NOTE,
     TYPING_IMPORT,
@@ -138,6 +139,45 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"graph": adjacency_lists(n, arcs, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc797_first_path_only(graph: list[list[int]]) -> list[list[int]]:
+    """Stops at the first path found (an existence search), returning it alone."""
+    n = len(graph)
+    stack, seen = [[0]], {0}
+    while stack:
+        path = stack.pop()
+        if path[-1] == n - 1:
+            return [path]
+        for v in graph[path[-1]]:
+            if v not in seen:
+                seen.add(v)
+                stack.append([*path, v])
+    return []
+
+
+def lc797_shared_visited(graph: list[list[int]]) -> list[list[int]]:
+    """One visited set for the whole search: a node is expanded on the first path through it
+    only, so paths sharing a middle node are lost."""
+    n = len(graph)
+    paths: list[list[int]] = []
+    seen = {0}
+
+    def walk(path: list[int]) -> None:
+        for v in graph[path[-1]]:
+            if v == n - 1:
+                paths.append([*path, v])
+            elif v not in seen:
+                seen.add(v)
+                walk([*path, v])
+
+    if n == 1:
+        return [[0]]
+    walk([0])
+    return paths
+
+
 PROBLEM = register(
     Problem(
         id="lc797",
@@ -154,6 +194,13 @@ PROBLEM = register(
         reference=all_paths_source_target,
         checker=set_of_lists,
         build_case=build_case,
+        mutants={
+            "first path only": lc797_first_path_only,
+            "shared visited set": lc797_shared_visited,
+        },
+        published_cells=cells("dense/acyclic planar/acyclic sparse/acyclic"),
+        input_graph=lambda a: adjacency_digraph(a["graph"]),
+        in_contract=in_contract,
         field_map={"graphs": "graph"},
         skipped_cells=dag_only_skips(),
         label_status=(

@@ -9,12 +9,14 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import adjacency_digraph
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import (
     TYPING_IMPORT,
     adjacency_lists,
     as_digraph,
     is_int,
+    strongly_connected_components,
 )
 
 STATEMENT = """\
@@ -88,6 +90,25 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"graph": adjacency_lists(n, arcs, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc802_ignores_self_loops(graph: list[list[int]]) -> list[int]:
+    """Drops a node's arcs to itself as noise, although a node listing itself is a cycle."""
+    return eventual_safe_nodes([[v for v in heads if v != u] for u, heads in enumerate(graph)])
+
+
+def lc802_cycle_members_only(graph: list[list[int]]) -> list[int]:
+    """Calls unsafe only the nodes on a cycle, not the nodes that can walk into one."""
+    n = len(graph)
+    comps = strongly_connected_components(n, graph)
+    on_cycle = set()
+    for members in comps:
+        if len(members) > 1 or members[0] in graph[members[0]]:
+            on_cycle.update(members)
+    return [u for u in range(n) if u not in on_cycle]
+
+
 PROBLEM = register(
     Problem(
         id="lc802",
@@ -103,6 +124,16 @@ PROBLEM = register(
         reference=eventual_safe_nodes,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "ignores self-loops": lc802_ignores_self_loops,
+            "cycle members only": lc802_cycle_members_only,
+        },
+        published_cells=cells(
+            "planar/disconnected pseudo/connected pseudo/disconnected pseudo/cyclic "
+            "pseudo/acyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: adjacency_digraph(a["graph"]),
+        in_contract=in_contract,
         field_map={"graphs": "graph"},
         label_status="consistent",
         notes=(

@@ -9,9 +9,11 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
     DAG_CELLS_NOTE,
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     arc_list,
     dag_view,
@@ -88,6 +90,38 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"richer": arc_list(D.edges(), rng), "quiet": quiet}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc851_direct_richer_only(richer: list[list[int]], quiet: list[int]) -> list[int]:
+    """Looks only at the people named directly richer than x, not along chains."""
+    answer = list(range(len(quiet)))
+    for a, b in richer:
+        if quiet[a] < quiet[answer[b]]:
+            answer[b] = a
+    return answer
+
+
+def lc851_reversed(richer: list[list[int]], quiet: list[int]) -> list[int]:
+    """Reads `[a, b]` as "b is richer than a"."""
+    return loud_and_rich([[b, a] for a, b in richer], quiet)
+
+
+def lc851_forgets_x(richer: list[list[int]], quiet: list[int]) -> list[int]:
+    """Looks only at the people richer than x, falling back to x when nobody is: forgets
+    that x belongs to the group, so a quieter x loses to the quietest richer person."""
+    n = len(quiet)
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for a, b in richer:
+        parents[b].append(a)
+    best = loud_and_rich(richer, quiet)
+    out = []
+    for x in range(n):
+        candidates = [best[a] for a in parents[x]]
+        out.append(min(candidates, key=quiet.__getitem__) if candidates else x)
+    return out
+
+
 PROBLEM = register(
     Problem(
         id="lc851",
@@ -103,6 +137,14 @@ PROBLEM = register(
         reference=loud_and_rich,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "direct richer only": lc851_direct_richer_only,
+            "reversed pairs": lc851_reversed,
+            "forgets x itself": lc851_forgets_x,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: digraph_of(len(a["quiet"]), a["richer"]),
+        in_contract=in_contract,
         field_map={"graphs": "richer", "quiet": "quiet"},
         skipped_cells=skip_subcategories(["cyclic"], "the richer relation must be acyclic"),
         label_status=(

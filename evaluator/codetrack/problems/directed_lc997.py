@@ -9,8 +9,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
+    PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
     TYPING_IMPORT,
     arc_list,
     as_digraph,
@@ -86,6 +88,26 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "trust": arc_list(sorted(arcs), rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc997_in_degree_only(n: int, trust: list[list[int]]) -> int:
+    """Checks that everybody trusts the candidate but not that the candidate trusts nobody."""
+    trusted = [0] * n
+    for _, b in trust:
+        trusted[b] += 1
+    return next((x for x in range(n) if trusted[x] == n - 1), -1)
+
+
+def lc997_net_score_off_by_one(n: int, trust: list[list[int]]) -> int:
+    """The in-minus-out score, compared with n instead of n - 1."""
+    score = [0] * n
+    for a, b in trust:
+        score[a] -= 1
+        score[b] += 1
+    return next((x for x in range(n) if score[x] == n), -1)
+
+
 PROBLEM = register(
     Problem(
         id="lc997",
@@ -102,6 +124,13 @@ PROBLEM = register(
         reference=find_judge,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "in-degree only": lc997_in_degree_only,
+            "score == n (off by one)": lc997_net_score_off_by_one,
+        },
+        published_cells=PLANAR_SPARSE_CELLS_BUT_PLANAR_CONNECTED,
+        input_graph=lambda a: digraph_of(a["n"], a["trust"]),
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "trust"},
         label_status="constant-answer: every published label is -1 (return -1 scores 100 %)",
         notes=(

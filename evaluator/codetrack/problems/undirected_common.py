@@ -15,9 +15,18 @@ from typing import Any
 
 import networkx as nx
 
-from evaluator.codetrack.problem import CATEGORIES
+from evaluator.codetrack.problem import CATEGORIES, cells
 
 TYPING_IMPORT = "from typing import List\n\n\n"
+
+# The published cells (Problem.published_cells) shared by the undirected problems GraphEval36K
+# drew from every category: sixteen cells, in the dataset's order.
+EVERY_CATEGORY_CELLS = cells(
+    "complete/connected dense/dense erdos/connected planar/connected planar/disconnected "
+    "planar/cyclic planar/acyclic power-law/connected regular/connected regular/disconnected "
+    "regular/cyclic small-world/connected sparse/connected sparse/disconnected sparse/cyclic "
+    "sparse/acyclic"
+)
 
 
 def relabel(G: nx.Graph) -> nx.Graph:
@@ -57,6 +66,16 @@ def adjacency(n: int, edges: Iterable[Sequence[int]]) -> list[list[int]]:
         if u != v:
             adj[v].append(u)
     return adj
+
+
+def degrees(n: int, edges: Iterable[Sequence[int]]) -> list[int]:
+    """Each node's degree: every edge counts at both ends (a self-loop twice, a repeated edge
+    each time); an id outside `0..n-1` raises IndexError."""
+    degree = [0] * n
+    for a, b in edges:
+        degree[a] += 1
+        degree[b] += 1
+    return degree
 
 
 class DisjointSets:

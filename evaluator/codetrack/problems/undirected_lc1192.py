@@ -9,12 +9,14 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import set_of_unordered_pairs
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     adjacency,
     carve,
     component_sizes,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -41,12 +43,10 @@ class Solution:
 )
 
 
-def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:
+def _bridges(n: int, connections: list[list[int]], skip_parent: bool) -> list[list[int]]:
     """Bridges via discovery times and low-links; an explicit stack avoids recursion limits.
-
-    Works on disconnected graphs too (every component is searched), although the contract
-    promises a connected one.
-    """
+    `skip_parent=False` is the classic slip of letting the link to the parent lower a low-link
+    (then no link is ever a bridge)."""
     adj = adjacency(n, connections)
     disc = [-1] * n
     low = [0] * n
@@ -64,7 +64,7 @@ def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]
             if i < len(adj[u]):
                 stack[-1] = (u, parent, i + 1)
                 v = adj[u][i]
-                if v == parent:
+                if skip_parent and v == parent:
                     continue
                 if disc[v] == -1:
                     disc[v] = low[v] = clock
@@ -79,6 +79,15 @@ def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]
                     if low[u] > disc[parent]:
                         bridges.append([parent, u])
     return bridges
+
+
+def critical_connections(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Bridges (`_bridges`).
+
+    Works on disconnected graphs too (every component is searched), although the contract
+    promises a connected one.
+    """
+    return _bridges(n, connections, skip_parent=True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -102,6 +111,20 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1192_parent_link_not_skipped(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Low-links that also go back through the link to the parent: no link is ever a bridge."""
+    return _bridges(n, connections, skip_parent=False)
+
+
+def lc1192_leaf_links(n: int, connections: list[list[int]]) -> list[list[int]]:
+    """Calls critical only the links to a server with a single link."""
+    degree = degrees(n, connections)
+    return [[a, b] for a, b in connections if degree[a] == 1 or degree[b] == 1]
+
+
 PROBLEM = register(
     Problem(
         id="lc1192",
@@ -117,6 +140,17 @@ PROBLEM = register(
         reference=critical_connections,
         checker=set_of_unordered_pairs,
         build_case=build_case,
+        mutants={
+            "leaf links only": lc1192_leaf_links,
+            "parent link not skipped": lc1192_parent_link_not_skipped,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/cyclic planar/acyclic power-law/connected "
+            "regular/connected regular/cyclic small-world/connected sparse/connected "
+            "sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["connections"]),
+        in_contract=in_contract,
         field_map={"n_list": "n", "numCourse": "n", "graphs": "connections"},
         skipped_cells={
             **skip_subcategories(["disconnected"], "the statement promises a connected network"),

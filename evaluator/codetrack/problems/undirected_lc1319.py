@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     carve,
@@ -62,6 +63,21 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "connections": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1319_forgets_the_cable_count(n: int, connections: list[list[int]]) -> int:
+    """Components minus one, never -1 (forgets that there may be too few cables)."""
+    return len(component_sizes(n, connections)) - 1
+
+
+def lc1319_components(n: int, connections: list[list[int]]) -> int:
+    """Off by one: the number of components instead of the moves between them."""
+    if len(connections) < n - 1:
+        return -1
+    return len(component_sizes(n, connections))
+
+
 PROBLEM = register(
     Problem(
         id="lc1319",
@@ -77,6 +93,16 @@ PROBLEM = register(
         reference=make_connected,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets the cable count": lc1319_forgets_the_cable_count,
+            "components (off by one)": lc1319_components,
+        },
+        published_cells=cells(
+            "erdos/connected planar/disconnected planar/cyclic planar/acyclic power-law/connected "
+            "small-world/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["connections"]),
+        in_contract=in_contract,
         field_map={"numCourse": "n", "graphs": "connections"},
         label_status="consistent",
         notes="Published forest cells are constant -1 and connected cells constant 0; "

@@ -9,9 +9,12 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    EVERY_CATEGORY_CELLS,
     TYPING_IMPORT,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -77,6 +80,31 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "roads": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1615_joining_road_twice(n: int, roads: list[list[int]]) -> int:
+    """Adds the two degrees, counting a road between the two cities twice."""
+    degree = degrees(n, roads)
+    top = sorted(degree, reverse=True)
+    return top[0] + top[1] if n >= 2 else 0
+
+
+def lc1615_first_two_cities(n: int, roads: list[list[int]]) -> int:
+    """Takes the first two cities by degree and subtracts their road, without trying the other
+    cities of the same degree (which may not be joined)."""
+    degree = [0] * n
+    adjacent = set()
+    for a, b in roads:
+        degree[a] += 1
+        degree[b] += 1
+        adjacent.add(frozenset((a, b)))
+    if n < 2:
+        return 0
+    a, b = sorted(range(n), key=lambda v: -degree[v])[:2]
+    return degree[a] + degree[b] - (frozenset((a, b)) in adjacent)
+
+
 PROBLEM = register(
     Problem(
         id="lc1615",
@@ -92,6 +120,14 @@ PROBLEM = register(
         reference=maximal_network_rank,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "joining road twice": lc1615_joining_road_twice,
+            "first two cities only": lc1615_first_two_cities,
+        },
+        published_cells=EVERY_CATEGORY_CELLS,
+        input_graph=lambda a: graph_of(a["n"], a["roads"]),
+        cost_rate=8e-6,  # every pair of cities: O(n^2 + m)
+        in_contract=in_contract,
         field_map={"numCourse": "n", "graphs": "roads"},
         label_status="consistent",
     )

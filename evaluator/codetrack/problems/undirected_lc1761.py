@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    degrees,
     edge_list,
     ids_in_range,
     is_simple,
@@ -82,6 +84,28 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "edges": edge_list(H, rng, offset=offset)}
 
 
+# The graph the solution receives (inputgraph.py), as this problem reads its input.
+
+
+def one_or_zero_based(n: int, edges: Sequence[Sequence[int]]) -> int:
+    ids = [x for e in edges for x in e]
+    return 1 if ids and min(ids) >= 1 and max(ids) == n else 0
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1761_zero_based(n: int, edges: list[list[int]]) -> int:
+    """Indexes arrays of size n by node id, as if ids were always 0..n-1 (id n crashes)."""
+    degrees(n, edges)  # raises IndexError on id n, as the 0-based arrays would
+    return min_trio_degree(n, edges)
+
+
+def lc1761_no_trio_is_zero(n: int, edges: list[list[int]]) -> int:
+    """Starts the minimum at 0 instead of reporting -1 when there is no trio."""
+    return max(min_trio_degree(n, edges), 0)
+
+
 PROBLEM = register(
     Problem(
         id="lc1761",
@@ -97,6 +121,19 @@ PROBLEM = register(
         reference=min_trio_degree,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "0-based ids": lc1761_zero_based,
+            "no trio is 0": lc1761_no_trio_is_zero,
+        },
+        published_cells=cells(
+            "complete/connected erdos/connected planar/connected planar/disconnected "
+            "planar/cyclic planar/acyclic power-law/connected regular/connected "
+            "regular/disconnected regular/cyclic small-world/connected sparse/connected "
+            "sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"], one_or_zero_based(a["n"], a["edges"])),
+        in_contract=in_contract,
+        slow_import=True,
         field_map={"n_list": "n", "graphs": "edges"},
         label_status="consistent",
         notes="Published planar/* and sparse/* cells use ids 1..n and are triangle-free (-1).",

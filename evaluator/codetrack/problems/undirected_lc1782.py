@@ -11,9 +11,11 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
+    degrees,
     edge_list,
     ids_in_range,
     relabel,
@@ -102,6 +104,28 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": edges, "queries": queries}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1782_forgets_shared_edges(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:
+    """incident(a, b) = deg(a) + deg(b): the edges between a and b are counted twice."""
+    degree = degrees(n, edges)
+    ordered = sorted(degree)
+    out = []
+    for q in queries:
+        total = 0
+        for i, d in enumerate(ordered):
+            total += n - max(i + 1, bisect_right(ordered, q - d))
+        out.append(total)
+    return out
+
+
+def lc1782_dedups_edges(n: int, edges: list[list[int]], queries: list[int]) -> list[int]:
+    """Removes repeated edges first, although each copy is a separate edge."""
+    unique = sorted({(min(u, v), max(u, v)) for u, v in edges})
+    return count_pairs(n, [list(e) for e in unique], queries)
+
+
 PROBLEM = register(
     Problem(
         id="lc1782",
@@ -117,6 +141,20 @@ PROBLEM = register(
         reference=count_pairs,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets shared edges": lc1782_forgets_shared_edges,
+            "dedups edges": lc1782_dedups_edges,
+        },
+        published_cells=cells(
+            "planar/connected planar/disconnected planar/cyclic planar/acyclic pseudo/connected "
+            "pseudo/disconnected pseudo/cyclic regular/connected regular/disconnected "
+            "regular/cyclic sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"], multi=True),
+        in_contract=in_contract,
+        adapt_published=adapt_published,
+        repair_published=repair_published,
+        slow_import=True,
         field_map={"numNodes": "n", "graphs": "edges", "queries": "queries"},
         label_status=(
             "input-repaired: labels come from a 1-based solution on 0-based ids; loading with "

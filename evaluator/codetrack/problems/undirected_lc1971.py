@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
@@ -79,6 +80,25 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": edge_list(H, rng), "source": source, "destination": destination}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc1971_adjacent_only(n: int, edges: list[list[int]], source: int, destination: int) -> bool:
+    """Answers whether the two ends are joined by one edge, not by a path."""
+    return source == destination or any({u, v} == {source, destination} for u, v in edges)
+
+
+def lc1971_self_is_unreachable(n: int, edges: list[list[int]], source: int,
+                               destination: int) -> bool:
+    """A search that only reports nodes it stepped onto: a node does not reach itself."""
+    if source == destination:
+        return False
+    sets = DisjointSets(n)
+    for u, v in edges:
+        sets.union(u, v)
+    return sets.find(source) == sets.find(destination)
+
+
 PROBLEM = register(
     Problem(
         id="lc1971",
@@ -95,6 +115,19 @@ PROBLEM = register(
         reference=valid_path,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "adjacent only": lc1971_adjacent_only,
+            "self is unreachable": lc1971_self_is_unreachable,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic "
+            "regular/connected regular/disconnected regular/cyclic sparse/connected "
+            "sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"], multi=True),
+        in_contract=in_contract,
+        adapt_published=adapt_published,
         field_map={"n_list": "n", "graphs": "edges"},
         label_status="consistent",
         notes=(

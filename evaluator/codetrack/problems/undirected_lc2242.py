@@ -10,8 +10,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    EVERY_CATEGORY_CELLS,
     TYPING_IMPORT,
     adjacency,
     edge_list,
@@ -39,20 +41,27 @@ class Solution:
 )
 
 
-def maximum_score(scores: list[int], edges: list[list[int]]) -> int:
+def _best_quad(scores: list[int], edges: list[list[int]], keep: int, distinct: bool) -> int:
     """Fix the middle edge b-c. The best end a is among b's three highest-scored neighbours
-    (at most two of them are c or d), likewise for d; so 9 combinations per edge suffice."""
+    (at most two of them are c or d), likewise for d; so 9 combinations per edge suffice.
+    `keep` neighbours per node and `distinct` ends: the reference keeps 3 with distinct ends,
+    the mutants slip on one of the two."""
     adj = adjacency(len(scores), edges)
-    top = [heapq.nlargest(3, nbrs, key=scores.__getitem__) for nbrs in adj]
+    top = [heapq.nlargest(keep, nbrs, key=scores.__getitem__) for nbrs in adj]
     best = -1
     for b, c in edges:
         for a in top[b]:
             if a == c:
                 continue
             for d in top[c]:
-                if d != a and d != b:
+                if d != b and (d != a or not distinct):
                     best = max(best, scores[a] + scores[b] + scores[c] + scores[d])
     return best
+
+
+def maximum_score(scores: list[int], edges: list[list[int]]) -> int:
+    """The best path a-b-c-d of four distinct nodes (`_best_quad`), -1 without one."""
+    return _best_quad(scores, edges, 3, True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -118,6 +127,24 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"scores": scores, "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2242_none_is_zero(scores: list[int], edges: list[list[int]]) -> int:
+    """Starts the best value at 0, so a graph without such a choice answers 0, not -1."""
+    return max(_best_quad(scores, edges, 3, True), 0)
+
+
+def lc2242_top_two_neighbours(scores: list[int], edges: list[list[int]]) -> int:
+    """Keeps each node's two best neighbours, one too few when both ends collide."""
+    return _best_quad(scores, edges, 2, True)
+
+
+def lc2242_ends_may_coincide(scores: list[int], edges: list[list[int]]) -> int:
+    """Forgets that the two ends a and d must differ (a triangle is not a path)."""
+    return _best_quad(scores, edges, 3, False)
+
+
 PROBLEM = register(
     Problem(
         id="lc2242",
@@ -134,6 +161,15 @@ PROBLEM = register(
         reference=maximum_score,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "top two neighbours": lc2242_top_two_neighbours,
+            "ends may coincide": lc2242_ends_may_coincide,
+            "none is 0": lc2242_none_is_zero,
+        },
+        published_cells=EVERY_CATEGORY_CELLS,
+        input_graph=lambda a: graph_of(len(a["scores"]), a["edges"]),
+        in_contract=in_contract,
+        slow_import=True,
         field_map={"scores": "scores", "graphs": "edges"},
         label_status="consistent",
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 import string
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -208,6 +209,46 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"parent": parent, "s": "".join(rng.choice(letters) for _ in range(n))}
 
 
+# The graph the solution receives (inputgraph.py), as this problem reads its input.
+
+
+def parent_tree(parent: Sequence[int]) -> nx.Graph:
+    return graph_of(len(parent), ((p, u) for u, p in enumerate(parent) if p >= 0))
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _letter_chains(parent: list[int], s: str, bend: bool, letters: bool) -> int:
+    n = len(parent)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for i in range(1, n):
+        children[parent[i]].append(i)
+    order, stack = [], [0]
+    while stack:
+        u = stack.pop()
+        order.append(u)
+        stack.extend(children[u])
+    chain = [1] * n
+    best = 1
+    for u in reversed(order):
+        lengths = sorted((chain[c] for c in children[u] if s[c] != s[u] or not letters),
+                         reverse=True) + [0, 0]
+        chain[u] = 1 + lengths[0]
+        best = max(best, 1 + lengths[0] + (lengths[1] if bend else 0))
+    return best
+
+
+def lc2246_downward_only(parent: list[int], s: str) -> int:
+    """Only paths going down from a node; forgets paths that bend at their top node."""
+    return _letter_chains(parent, s, bend=False, letters=True)
+
+
+def lc2246_ignores_letters(parent: list[int], s: str) -> int:
+    """The tree's longest path, forgetting the different-letters rule."""
+    return _letter_chains(parent, s, bend=True, letters=False)
+
+
 PROBLEM = register(
     Problem(
         id="lc2246",
@@ -224,6 +265,17 @@ PROBLEM = register(
         reference=longest_path,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "downward only": lc2246_downward_only,
+            "ignores letters": lc2246_ignores_letters,
+        },
+        published_cells=cells(
+            "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "sparse/connected sparse/disconnected sparse/cyclic"
+        ),
+        input_graph=lambda a: parent_tree(a["parent"]),
+        in_contract=in_contract,
+        published_truth=published_truth,
         field_map={"graphs": "parent", "s": "s"},
         label_field="label",
         skipped_cells=acyclic_only_skips(forest_ok=False),

@@ -9,9 +9,12 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    EVERY_CATEGORY_CELLS,
     TYPING_IMPORT,
+    degrees,
     edge_list,
     is_simple,
     relabel,
@@ -38,10 +41,7 @@ class Solution:
 def maximum_importance(n: int, roads: list[list[int]]) -> int:
     """A city's value is counted once per road at it, so the total is sum(value * degree);
     pairing sorted degrees with 1..n maximises it (rearrangement inequality)."""
-    degree = [0] * n
-    for a, b in roads:
-        degree[a] += 1
-        degree[b] += 1
+    degree = degrees(n, roads)
     return sum(rank * d for rank, d in enumerate(sorted(degree), start=1))
 
 
@@ -55,6 +55,21 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     if H.number_of_nodes() < 2:
         return None
     return {"n": H.number_of_nodes(), "roads": edge_list(H, rng)}
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2285_values_by_id(n: int, roads: list[list[int]]) -> int:
+    """Gives city i the value i + 1 instead of ranking cities by degree."""
+    degree = degrees(n, roads)
+    return sum((i + 1) * d for i, d in enumerate(degree))
+
+
+def lc2285_descending(n: int, roads: list[list[int]]) -> int:
+    """Sorts the degrees the wrong way: the busiest city gets value 1."""
+    degree = degrees(n, roads)
+    return sum(rank * d for rank, d in enumerate(sorted(degree, reverse=True), start=1))
 
 
 PROBLEM = register(
@@ -72,6 +87,14 @@ PROBLEM = register(
         reference=maximum_importance,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "values by id": lc2285_values_by_id,
+            "descending degrees": lc2285_descending,
+        },
+        published_cells=EVERY_CATEGORY_CELLS,
+        input_graph=lambda a: graph_of(a["n"], a["roads"]),
+        cost_rate=2e-6,
+        in_contract=in_contract,
         field_map={"numNodes": "n", "graphs": "roads"},
         label_status="consistent",
     )

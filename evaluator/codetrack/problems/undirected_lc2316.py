@@ -8,8 +8,10 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.inputgraph import graph_of
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.undirected_common import (
+    EVERY_CATEGORY_CELLS,
     SIMPLE_GRAPH_CONTRACT,
     TYPING_IMPORT,
     carve,
@@ -56,6 +58,24 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2316_ordered_pairs(n: int, edges: list[list[int]]) -> int:
+    """Counts ordered pairs (every pair twice)."""
+    inside = sum(k * (k - 1) for k in component_sizes(n, edges))
+    return n * (n - 1) - inside
+
+
+def lc2316_skips_isolated(n: int, edges: list[list[int]]) -> int:
+    """Builds components from the edge list only: nodes without edges are forgotten."""
+    touched = sorted({x for e in edges for x in e})
+    index = {v: i for i, v in enumerate(touched)}
+    sizes = component_sizes(len(touched), [[index[a], index[b]] for a, b in edges])
+    m = len(touched)
+    return m * (m - 1) // 2 - sum(k * (k - 1) // 2 for k in sizes)
+
+
 PROBLEM = register(
     Problem(
         id="lc2316",
@@ -71,6 +91,14 @@ PROBLEM = register(
         reference=count_unreachable_pairs,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "ordered pairs": lc2316_ordered_pairs,
+            "skips isolated nodes": lc2316_skips_isolated,
+        },
+        published_cells=EVERY_CATEGORY_CELLS,
+        input_graph=lambda a: graph_of(a["n"], a["edges"]),
+        cost_rate=2e-6,
+        in_contract=in_contract,
         field_map={"numNodes": "n", "graphs": "edges"},
         label_status="consistent",
         notes="80 % of the published labels are 0 (connected graphs); only disconnected cells "

@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     adjacency,
@@ -101,6 +102,38 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": edge_list(H, rng), "restricted": restricted}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _reach_from_zero(n: int, edges: list[list[int]], blocked: set[int],
+                     count_blocked: bool) -> int:
+    adj = adjacency(n, edges)
+    seen = {0}
+    stack, count = [0], 1
+    while stack:
+        for v in adj[stack.pop()]:
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in blocked:
+                count += count_blocked
+                continue
+            count += 1
+            stack.append(v)
+    return count
+
+
+def lc2368_counts_blocked_neighbours(n: int, edges: list[list[int]],
+                                     restricted: list[int]) -> int:
+    """Counts a blocked node when it is reached, then stops there."""
+    return _reach_from_zero(n, edges, set(restricted), count_blocked=True)
+
+
+def lc2368_ignores_restricted(n: int, edges: list[list[int]], restricted: list[int]) -> int:
+    """Forgets the blocked nodes: the size of node 0's component."""
+    return _reach_from_zero(n, edges, set(), count_blocked=False)
+
+
 PROBLEM = register(
     Problem(
         id="lc2368",
@@ -117,6 +150,16 @@ PROBLEM = register(
         reference=reachable_nodes,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "counts blocked neighbours": lc2368_counts_blocked_neighbours,
+            "ignores restricted": lc2368_ignores_restricted,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/acyclic power-law/connected "
+            "small-world/connected sparse/connected sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
         field_map={"numNodes": "n", "graphs": "edges", "restricted": "restricted"},
         label_status="consistent",
     )

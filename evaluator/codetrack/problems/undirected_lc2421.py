@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
@@ -82,6 +83,35 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"vals": [rng.randint(0, top) for _ in range(n)], "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _good_paths(vals: list[int], edges: list[list[int]], per_group: Callable[[int], int]) -> int:
+    n = len(vals)
+    adj = adjacency(n, edges)
+    sets = DisjointSets(n)
+    total = 0
+    for value in sorted(set(vals)):
+        group = [u for u in range(n) if vals[u] == value]
+        for u in group:
+            for w in adj[u]:
+                if vals[w] <= value:
+                    sets.union(u, w)
+        for k in Counter(sets.find(u) for u in group).values():
+            total += per_group(k)
+    return total
+
+
+def lc2421_forgets_single_nodes(vals: list[int], edges: list[list[int]]) -> int:
+    """Counts the paths with two different ends only: a single node is a good path too."""
+    return _good_paths(vals, edges, lambda k: k * (k - 1) // 2)
+
+
+def lc2421_ordered_pairs(vals: list[int], edges: list[list[int]]) -> int:
+    """Counts a path and its reverse as two."""
+    return _good_paths(vals, edges, lambda k: k * k)
+
+
 PROBLEM = register(
     Problem(
         id="lc2421",
@@ -97,6 +127,16 @@ PROBLEM = register(
         reference=number_of_good_paths,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets single nodes": lc2421_forgets_single_nodes,
+            "ordered pairs": lc2421_ordered_pairs,
+        },
+        published_cells=cells(
+            "planar/connected planar/disconnected planar/cyclic planar/acyclic sparse/connected "
+            "sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(len(a["vals"]), a["edges"]),
+        in_contract=in_contract,
         field_map={"values": "vals", "graphs": "edges"},
         skipped_cells=acyclic_only_skips(forest_ok=True),
         label_status=(

@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -55,16 +56,17 @@ def _bob_path(parent: list[int], bob: int) -> list[int]:
     return path
 
 
-def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) -> int:
-    """Bob's arrival time is known per node; Alice's gain at node u depends only on her own
-    arrival time depth(u), so one pass in BFS order sums the gains along every root path."""
+def _alice(edges: list[list[int]], bob: int, amount: list[int], halve: bool,
+           bob_opens: bool) -> int:
+    """Alice's best leaf total; `halve=False` or `bob_opens=False` are the mutants' slips
+    (a shared gate paid in full; Bob forgotten)."""
     n = len(amount)
     parent, order = bfs_tree(n, edges, 0)
-    bob_time = {node: t for t, node in enumerate(_bob_path(parent, bob))}
-    degree = [len(nbrs) for nbrs in adjacency(n, edges)]
-    depth = [0] * n
-    total = [0] * n
-    best: int | None = None
+    path = _bob_path(parent, bob)
+    bob_time = {node: t for t, node in enumerate(path)} if bob_opens else {}
+    degree = [len(a) for a in adjacency(n, edges)]
+    depth, total = [0] * n, [0] * n
+    best = None
     for u in order:
         if u != 0:
             depth[u] = depth[parent[u]] + 1
@@ -72,13 +74,19 @@ def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) ->
         if t is None or depth[u] < t:
             gain = amount[u]
         elif depth[u] == t:
-            gain = amount[u] // 2
+            gain = amount[u] // 2 if halve else amount[u]
         else:
             gain = 0
         total[u] = gain + (total[parent[u]] if u != 0 else 0)
         if u != 0 and degree[u] == 1 and (best is None or total[u] > best):
             best = total[u]
     return total[0] if best is None else best
+
+
+def most_profitable_path(edges: list[list[int]], bob: int, amount: list[int]) -> int:
+    """Bob's arrival time is known per node; Alice's gain at node u depends only on her own
+    arrival time depth(u), so one pass in BFS order sums the gains along every root path."""
+    return _alice(edges, bob, amount, halve=True, bob_opens=True)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -132,6 +140,19 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     }
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2467_no_halving(edges: list[list[int]], bob: int, amount: list[int]) -> int:
+    """Forgets the shared gate: arriving together gives Alice the whole amount."""
+    return _alice(edges, bob, amount, halve=False, bob_opens=True)
+
+
+def lc2467_ignores_bob(edges: list[list[int]], bob: int, amount: list[int]) -> int:
+    """Forgets Bob: the best root-to-leaf sum of the amounts."""
+    return _alice(edges, bob, amount, halve=True, bob_opens=False)
+
+
 PROBLEM = register(
     Problem(
         id="lc2467",
@@ -147,6 +168,15 @@ PROBLEM = register(
         reference=most_profitable_path,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "no halving": lc2467_no_halving,
+            "ignores Bob": lc2467_ignores_bob,
+        },
+        published_cells=cells("planar/connected planar/acyclic sparse/connected sparse/acyclic"),
+        input_graph=lambda a: graph_of(len(a["amount"]), a["edges"]),
+        in_contract=in_contract,
+        adapt_published=adapt_published,
+        repair_published=repair_published,
         field_map={"graphs": "edges", "bob": "bob", "amount": "amount"},
         skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -39,9 +40,9 @@ class Solution:
 )
 
 
-def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
-    """The road above city v must carry everyone of v's subtree, which takes
-    ceil(size / seats) cars and no fewer; gathering greedily achieves that on every road."""
+def _fuel(roads: list[list[int]], cars: Callable[[int], int]) -> int:
+    """Litres to bring everyone to city 0 with `cars(size)` cars on the road above a subtree
+    of `size` people (the reference and the mutants differ only there)."""
     n = len(roads) + 1
     parent, order = bfs_tree(n, roads, 0)
     size = [1] * n
@@ -49,8 +50,14 @@ def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
     for v in reversed(order):
         if v != 0:
             size[parent[v]] += size[v]
-            fuel += -(-size[v] // seats)
+            fuel += cars(size[v])
     return fuel
+
+
+def minimum_fuel_cost(roads: list[list[int]], seats: int) -> int:
+    """The road above city v must carry everyone of v's subtree, which takes
+    ceil(size / seats) cars and no fewer; gathering greedily achieves that on every road."""
+    return _fuel(roads, lambda size: -(-size // seats))
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -65,6 +72,19 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     if H.number_of_nodes() < 1 or not nx.is_tree(H):
         return None
     return {"roads": edge_list(H, rng), "seats": rng.randint(1, 10)}
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2477_rounds_down(roads: list[list[int]], seats: int) -> int:
+    """size // seats cars on a road instead of rounding up (a half-full car still drives)."""
+    return _fuel(roads, lambda size: size // seats)
+
+
+def lc2477_one_car_per_road(roads: list[list[int]], seats: int) -> int:
+    """Assumes one car always suffices: one litre per road."""
+    return len(roads)
 
 
 PROBLEM = register(
@@ -82,6 +102,13 @@ PROBLEM = register(
         reference=minimum_fuel_cost,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "rounds down": lc2477_rounds_down,
+            "one car per road": lc2477_one_car_per_road,
+        },
+        published_cells=cells("planar/connected planar/acyclic sparse/connected sparse/acyclic"),
+        input_graph=lambda a: graph_of(len(a["roads"]) + 1, a["roads"]),
+        in_contract=in_contract,
         field_map={"graphs": "roads", "seats": "seats"},
         skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(

@@ -9,7 +9,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     SIMPLE_GRAPH_CONTRACT,
     TYPING_IMPORT,
@@ -41,6 +42,15 @@ class Solution:
 )
 
 
+def _graph_and_components(n: int, edges: list[list[int]]) -> tuple[list[list[int]], DisjointSets]:
+    """The adjacency lists and the components (as disjoint sets) of the graph."""
+    adj = adjacency(n, edges)
+    sets = DisjointSets(n)
+    for u, v in edges:
+        sets.union(u, v)
+    return adj, sets
+
+
 def _eccentricity_layers(adj: list[list[int]], start: int) -> int:
     """Number of BFS layers from `start`, or -1 if an edge joins two nodes of one layer
     (an odd cycle)."""
@@ -63,10 +73,7 @@ def magnificent_sets(n: int, edges: list[list[int]]) -> int:
     """Components are independent. A split exists iff the component is bipartite; then the
     best split of a component is the BFS layering from some node, so the component adds its
     largest layer count over all start nodes (an isolated node adds 1)."""
-    adj = adjacency(n, edges)
-    sets = DisjointSets(n)
-    for u, v in edges:
-        sets.union(u, v)
+    adj, sets = _graph_and_components(n, edges)
     best: dict[int, int] = {}
     for start in range(n):
         layers = _eccentricity_layers(adj, start)
@@ -92,6 +99,44 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2493_first_start_only(n: int, edges: list[list[int]]) -> int:
+    """Takes the BFS layering from the smallest node of each component instead of the best
+    start node."""
+    adj, sets = _graph_and_components(n, edges)
+    total, seen = 0, set()
+    for start in range(n):
+        root = sets.find(start)
+        if root in seen:
+            continue
+        seen.add(root)
+        layers = _eccentricity_layers(adj, start)
+        if layers == -1:
+            return -1
+        total += layers
+    return total
+
+
+def lc2493_ignores_odd_cycles(n: int, edges: list[list[int]]) -> int:
+    """Never answers -1: forgets that an odd cycle makes every split impossible."""
+    adj, sets = _graph_and_components(n, edges)
+    best: dict[int, int] = {}
+    for start in range(n):
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            u = queue.popleft()
+            for v in adj[u]:
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    queue.append(v)
+        root = sets.find(start)
+        best[root] = max(best.get(root, 0), max(dist.values()) + 1)
+    return sum(best.values())
+
+
 PROBLEM = register(
     Problem(
         id="lc2493",
@@ -107,6 +152,19 @@ PROBLEM = register(
         reference=magnificent_sets,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "first start only": lc2493_first_start_only,
+            "ignores odd cycles": lc2493_ignores_odd_cycles,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected regular/connected regular/disconnected regular/cyclic "
+            "small-world/connected sparse/connected sparse/disconnected sparse/cyclic "
+            "sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"]),
+        cost_rate=16e-6,  # a BFS from every node of every component: O(n (n + m))
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "edges"},
         label_status=(
             "label-wrong: a 1-based solution on 0-based ids adds a phantom group (label = "

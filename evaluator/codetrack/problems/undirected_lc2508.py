@@ -8,7 +8,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     edge_list,
@@ -120,6 +121,37 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _odd_nodes(n: int, edges: list[list[int]]) -> tuple[list[set[int]], list[int]]:
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    return adj, [v for v in range(n) if len(adj[v]) % 2]
+
+
+def lc2508_forgets_third_node(n: int, edges: list[list[int]]) -> bool:
+    """Two odd nodes that are already joined: answers False without trying a third node."""
+    adj, odd = _odd_nodes(n, edges)
+    if not odd:
+        return True
+    if len(odd) == 2:
+        return odd[1] not in adj[odd[0]]
+    if len(odd) == 4:
+        a, b, c, d = odd
+        return any(y not in adj[x] and w not in adj[z]
+                   for (x, y), (z, w) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))))
+    return False
+
+
+def lc2508_counts_only(n: int, edges: list[list[int]]) -> bool:
+    """Looks only at how many nodes are odd (0, 2 or 4), never at which edges exist."""
+    _, odd = _odd_nodes(n, edges)
+    return len(odd) in (0, 2, 4)
+
+
 PROBLEM = register(
     Problem(
         id="lc2508",
@@ -135,6 +167,19 @@ PROBLEM = register(
         reference=is_possible,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "forgets the third node": lc2508_forgets_third_node,
+            "odd count only": lc2508_counts_only,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic "
+            "regular/connected regular/disconnected regular/cyclic small-world/connected "
+            "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"]),
+        cost_rate=2e-6,
+        in_contract=in_contract,
         field_map={"n": "n", "graphs": "edges"},
         label_status=(
             "label-wrong: in 20 of the 30 pseudo cases a self-loop is counted as one neighbour, "

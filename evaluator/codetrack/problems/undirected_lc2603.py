@@ -10,7 +10,8 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import NoTrueAnswer, Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import NoTrueAnswer, Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -42,10 +43,11 @@ class Solution:
 )
 
 
-def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
-    """Leaves without coins never need visiting, so prune them repeatedly; then every remaining
-    leaf holds a coin that is collected from two edges inward, so strip two more leaf layers.
-    The walk covers each surviving edge twice."""
+def _coin_walk(coins: list[int], edges: list[list[int]], prune_empty: bool, layers: int) -> int:
+    """Leaves without coins never need visiting, so prune them repeatedly (`prune_empty`);
+    then every remaining leaf holds a coin that is collected from `layers` edges inward, so
+    strip that many more leaf layers. The walk covers each surviving edge twice. The reference
+    prunes and strips 2; the mutants forget one or the other."""
     n = len(coins)
     adj = adjacency(n, edges)
     degree = [len(nbrs) for nbrs in adj]
@@ -65,18 +67,23 @@ def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
                     freed.append(v)
         return freed
 
-    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0)
+    queue = deque(u for u in range(n) if degree[u] == 1 and coins[u] == 0 and prune_empty)
     while queue:
         u = queue.popleft()
         if removed[u] or degree[u] != 1:
             continue
         queue.extend(v for v in remove(u) if coins[v] == 0)
-    for _ in range(2):
+    for _ in range(layers):
         leaves = [u for u in range(n) if not removed[u] and degree[u] == 1]
         for u in leaves:
             if degree[u] == 1:
                 remove(u)
     return 2 * max(edges_left, 0)
+
+
+def collect_the_coins(coins: list[int], edges: list[list[int]]) -> int:
+    """The pruning walk (`_coin_walk`) with coins collected from two edges away."""
+    return _coin_walk(coins, edges, prune_empty=True, layers=2)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -157,6 +164,19 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"coins": coins, "edges": edge_list(H, rng)}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2603_reach_one(coins: list[int], edges: list[list[int]]) -> int:
+    """Collects coins at distance 1 only: strips one leaf layer instead of two."""
+    return _coin_walk(coins, edges, prune_empty=True, layers=1)
+
+
+def lc2603_keeps_empty_branches(coins: list[int], edges: list[list[int]]) -> int:
+    """Strips two leaf layers without first pruning the branches that hold no coin."""
+    return _coin_walk(coins, edges, prune_empty=False, layers=2)
+
+
 PROBLEM = register(
     Problem(
         id="lc2603",
@@ -172,6 +192,17 @@ PROBLEM = register(
         reference=collect_the_coins,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "distance 1 only": lc2603_reach_one,
+            "keeps empty branches": lc2603_keeps_empty_branches,
+        },
+        published_cells=cells(
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected small-world/connected sparse/connected sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(len(a["coins"]), a["edges"]),
+        in_contract=in_contract,
+        published_truth=published_truth,
         field_map={"coins": "coins", "graphs": "edges"},
         skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status=(

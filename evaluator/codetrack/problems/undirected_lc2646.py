@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     acyclic_only_skips,
@@ -41,11 +42,10 @@ class Solution:
 )
 
 
-def minimum_total_price(
-    n: int, edges: list[list[int]], price: list[int], trips: list[list[int]]
-) -> int:
-    """Count how often each node is used by the trips (walking both ends up to their meeting
-    point), then choose the halved set by an independent-set DP over the rooted tree."""
+def _trip_cost(n: int, edges: list[list[int]], price: list[int], trips: list[list[int]],
+               halved: Callable[[int], int]) -> int:
+    """The cheapest total with `halved(price)` as a halved node's price (the reference and
+    the mutants differ only there)."""
     parent, order = bfs_tree(n, edges, 0)
     depth = [0] * n
     for u in order[1:]:
@@ -64,12 +64,21 @@ def minimum_total_price(
             s, t = parent[s], parent[t]
         uses[s] += 1
     full = [uses[u] * price[u] for u in range(n)]
-    half = [uses[u] * (price[u] - price[u] // 2) for u in range(n)]
+    half = [uses[u] * halved(price[u]) for u in range(n)]
     for u in reversed(order[1:]):
         p = parent[u]
         full[p] += min(full[u], half[u])
         half[p] += full[u]
     return min(full[0], half[0])
+
+
+def minimum_total_price(
+    n: int, edges: list[list[int]], price: list[int], trips: list[list[int]]
+) -> int:
+    """Count how often each node is used by the trips (walking both ends up to their meeting
+    point), then choose the halved set by an independent-set DP over the rooted tree; a
+    halved price rounds up."""
+    return _trip_cost(n, edges, price, trips, lambda p: p - p // 2)
 
 
 def in_contract(args: Mapping[str, Any]) -> bool:
@@ -103,6 +112,21 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     }
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2646_rounds_down(n: int, edges: list[list[int]], price: list[int],
+                       trips: list[list[int]]) -> int:
+    """Halves prices rounding down (p // 2) instead of up."""
+    return _trip_cost(n, edges, price, trips, lambda p: p // 2)
+
+
+def lc2646_no_halving(n: int, edges: list[list[int]], price: list[int],
+                      trips: list[list[int]]) -> int:
+    """Forgets the halving: the plain cost of the trips."""
+    return _trip_cost(n, edges, price, trips, lambda p: p)
+
+
 PROBLEM = register(
     Problem(
         id="lc2646",
@@ -118,6 +142,13 @@ PROBLEM = register(
         reference=minimum_total_price,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "rounds down": lc2646_rounds_down,
+            "no halving": lc2646_no_halving,
+        },
+        published_cells=cells("planar/connected planar/acyclic sparse/connected sparse/acyclic"),
+        input_graph=lambda a: graph_of(a["n"], a["edges"]),
+        in_contract=in_contract,
         field_map={"numNodes": "n", "graphs": "edges", "price": "price", "trips": "trips"},
         skipped_cells=acyclic_only_skips(forest_ok=False),
         label_status="consistent",

@@ -10,11 +10,13 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.inputgraph import graph_of
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import (
     TYPING_IMPORT,
     DisjointSets,
     carve,
+    component_sizes,
     edge_list,
     ids_in_range,
     relabel,
@@ -88,6 +90,32 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": H.number_of_nodes(), "edges": edges}
 
 
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def lc2685_counts_components(n: int, edges: list[list[int]]) -> int:
+    """Counts every component, complete or not."""
+    return len(component_sizes(n, [e for e in edges if e[0] != e[1]]))
+
+
+def lc2685_counts_self_loops(n: int, edges: list[list[int]]) -> int:
+    """Counts self-loops as edges, so a complete component with a loop looks over-full."""
+    sets = DisjointSets(n)
+    for a, b in edges:
+        sets.union(a, b)
+    count = [0] * n
+    for a, _ in edges:
+        count[sets.find(a)] += 1
+    return sum(1 for v in range(n) if sets.find(v) == v
+               and count[v] == sets.size[v] * (sets.size[v] - 1) // 2)
+
+
+def lc2685_skips_isolated(n: int, edges: list[list[int]]) -> int:
+    """Builds components from the edge list only: a node without edges is not counted."""
+    touched = {x for e in edges for x in e if e[0] != e[1]}
+    return count_complete_components(n, edges) - (n - len(touched))
+
+
 PROBLEM = register(
     Problem(
         id="lc2685",
@@ -103,6 +131,21 @@ PROBLEM = register(
         reference=count_complete_components,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "counts components": lc2685_counts_components,
+            "counts self-loops": lc2685_counts_self_loops,
+            "skips isolated nodes": lc2685_skips_isolated,
+        },
+        published_cells=cells(
+            "dense_01/dense dense_02/dense dense_03/dense dense_04/dense dense_05/dense "
+            "erdos/connected planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "power-law/connected pseudo/connected pseudo/disconnected pseudo/cyclic "
+            "regular/connected regular/disconnected regular/cyclic small-world/connected "
+            "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: graph_of(a["n"], a["edges"], multi=True),
+        in_contract=in_contract,
+        slow_import=True,
         field_map={"n": "n", "graphs": "edges"},
         label_status="constant-answer: 94 % of the published labels are 0 (17 of 21 cells "
         "constant 0)",

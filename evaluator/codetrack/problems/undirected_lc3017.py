@@ -11,7 +11,7 @@ import numpy as np
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.graphgen import N_MIN, has_cycle
-from evaluator.codetrack.problem import Problem, register
+from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import TYPING_IMPORT, skip_subcategories
 
 STATEMENT = """\
@@ -82,6 +82,45 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     return {"n": n, "x": x, "y": y}
 
 
+# The graph the solution receives (inputgraph.py), as this problem reads its input.
+
+
+def street_graph(n: int, x: int, y: int) -> nx.Graph:
+    """lc3017: houses 1..n on a line plus the road x - y, as a simple graph (x == y adds
+    nothing and a road beside an existing one, |x - y| = 1, changes no distance), so the
+    street has a cycle exactly when |x - y| >= 2."""
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((i, i + 1) for i in range(n - 1))
+    if abs(x - y) >= 2:
+        G.add_edge(x - 1, y - 1)
+    return G
+
+
+# Classic wrong solutions (the record's `mutants`), run by discrimination.py.
+
+
+def _street(n: int, x: int, y: int, both_ways: bool) -> list[int]:
+    result = [0] * (n + 1)
+    for i in range(1, n + 1):
+        for j in range(i + 1, n + 1):
+            d = min(j - i, abs(i - x) + 1 + abs(j - y))
+            if both_ways:
+                d = min(d, abs(i - y) + 1 + abs(j - x))
+            result[d] += 2
+    return result[1:]
+
+
+def lc3017_assumes_x_before_y(n: int, x: int, y: int) -> list[int]:
+    """Uses the shortcut only from x's side, as if x <= y always held."""
+    return _street(n, x, y, both_ways=False)
+
+
+def lc3017_ignores_the_shortcut(n: int, x: int, y: int) -> list[int]:
+    """Forgets the extra road: the distances of a plain row of houses."""
+    return [2 * (n - k) for k in range(1, n + 1)]
+
+
 PROBLEM = register(
     Problem(
         id="lc3017",
@@ -97,6 +136,16 @@ PROBLEM = register(
         reference=count_of_pairs,
         checker=exact,
         build_case=build_case,
+        mutants={
+            "assumes x <= y": lc3017_assumes_x_before_y,
+            "ignores the shortcut": lc3017_ignores_the_shortcut,
+        },
+        published_cells=cells(
+            "dense/dense planar/connected planar/disconnected planar/cyclic planar/acyclic "
+            "sparse/connected sparse/disconnected sparse/cyclic sparse/acyclic"
+        ),
+        input_graph=lambda a: street_graph(a["n"], a["x"], a["y"]),
+        in_contract=in_contract,
         field_map={"n": "n", "x": "x", "y": "y"},
         skipped_cells=skip_subcategories(
             ["disconnected"], "the street joins every house to the next, so it is always "
