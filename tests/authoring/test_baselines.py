@@ -40,6 +40,7 @@ def smoke(slug: str, kind: str, out: Path, monkeypatch, capsys) -> dict:
     return parse_report(capsys.readouterr().out, script)
 
 
+@pytest.mark.slow
 @pytest.mark.gnn
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # smoke: 50 iters
 @pytest.mark.parametrize("slug", SLUGS)

@@ -73,6 +73,7 @@ def clean(demo_competition: Path, keypair: dict, capsys) -> Path:
 
 
 # --------------------------------------------------------------------------- spec vs labels
+@pytest.mark.slow
 def test_training_labels_with_a_class_the_spec_does_not_declare(clean, capsys):
     train = pd.read_csv(clean / "data" / "train_labels.csv")
     train.loc[:4, "label"] = 2
@@ -83,6 +84,7 @@ def test_training_labels_with_a_class_the_spec_does_not_declare(clean, capsys):
     assert "classes: [0, 1]" in out
 
 
+@pytest.mark.slow
 def test_hidden_labels_with_an_undeclared_class_need_the_key(clean, keypair, capsys):
     table = hidden(clean, keypair)
     table.loc[:2, "label"] = 2
@@ -92,6 +94,7 @@ def test_hidden_labels_with_an_undeclared_class_need_the_key(clean, keypair, cap
     assert code == 1 and "test_labels.jwe (decrypted): 'label' holds classes ['2']" in out
 
 
+@pytest.mark.slow
 def test_labels_outside_the_declared_range_of_a_real_target(clean, keypair, capsys):
     def to_regression(raw):
         raw["targets"] = [{"name": "label", "type": "real", "range": [0, 0.5]}]
@@ -107,6 +110,7 @@ def test_labels_outside_the_declared_range_of_a_real_target(clean, keypair, caps
 
 
 # --------------------------------------------------------------------------- left-overs
+@pytest.mark.slow
 def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
     assert gnncb(["competition", "new", "demo-cancer-knn", "--root", str(tmp_path)]) == 0
     capsys.readouterr()
@@ -127,6 +131,7 @@ def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
     assert "build.py: still the scaffold" in out
 
 
+@pytest.mark.slow
 def test_a_readme_older_than_its_spec(clean, capsys):
     edit_spec(clean, lambda raw: raw.update(summary="Now with a different summary."))
     code, out = lint(clean, capsys)
@@ -135,6 +140,7 @@ def test_a_readme_older_than_its_spec(clean, capsys):
     assert lint(clean, capsys)[0] == 0
 
 
+@pytest.mark.slow
 def test_public_files_not_described_under_files(clean, capsys):
     (clean / "data" / "notes.csv").write_text("id,comment\n1,x\n")
     code, out = lint(clean, capsys)
@@ -143,6 +149,7 @@ def test_public_files_not_described_under_files(clean, capsys):
 
 
 # --------------------------------------------------------------------------- leaks
+@pytest.mark.slow
 def test_a_public_column_that_encodes_the_hidden_labels(clean, keypair, capsys):
     labels = hidden(clean, keypair).set_index("id")["label"]
     nodes = pd.read_csv(clean / "data" / "nodes.csv")
@@ -158,12 +165,14 @@ def test_a_public_column_that_encodes_the_hidden_labels(clean, keypair, capsys):
     assert "macro_f1 1.000" in out
 
 
+@pytest.mark.slow
 def test_an_ordinary_feature_is_not_called_a_leak(clean, keypair):
     """The demo's 30 real features each predict the labels somewhat: none is flagged."""
     assert lint_competition(clean, private_keys=keypair["private"],
                             render_readme=render_readme) == []
 
 
+@pytest.mark.slow
 def test_test_ids_that_also_carry_training_labels(clean, capsys):
     test = pd.read_csv(clean / "data" / "test_ids.csv")
     rows = pd.DataFrame({"id": test["id"].iloc[:4], "diagnosis": 1})
@@ -176,6 +185,7 @@ def test_test_ids_that_also_carry_training_labels(clean, capsys):
     assert "train_extra_labels.csv: 4 test ids also appear here with training rows" in out
 
 
+@pytest.mark.slow
 def test_a_split_whose_size_differs_from_the_spec(clean, keypair, capsys):
     n = len(pd.read_csv(clean / "data" / "test_ids.csv"))
     edit_spec(clean, lambda raw: raw["splits"]["test"].update(rows=n + 5))
@@ -189,6 +199,7 @@ def test_a_split_whose_size_differs_from_the_spec(clean, keypair, capsys):
     assert lint(clean, capsys, keypair)[0] == 0
 
 
+@pytest.mark.slow
 def test_oversize_public_data(clean):
     problems = lint_competition(clean, max_public_bytes=50_000)
     assert any("MB of public data; the limit is" in p for p in problems)
@@ -198,6 +209,7 @@ def test_oversize_public_data(clean):
 COMPETITIONS = sorted(p.parent.name for p in (REPO / "competitions").glob("*/competition.yaml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", COMPETITIONS)
 def test_every_committed_competition_lints_clean(slug):
     from evaluator.render.readme import render_readme
@@ -205,6 +217,7 @@ def test_every_committed_competition_lints_clean(slug):
     assert lint_competition(REPO / "competitions" / slug, render_readme=render_readme) == []
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", COMPETITIONS)
 def test_every_committed_competition_lints_clean_with_the_key(slug):

@@ -197,6 +197,7 @@ def test_baseline_run_without_a_private_key_explains_how_to_pass_one(built, keyp
     assert "GNNCB_PRIVATE_KEY" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_baseline_run_refuses_a_key_that_does_not_match(built, tmp_path, capsys):
     from evaluator.submission import keys
 
@@ -207,6 +208,7 @@ def test_baseline_run_refuses_a_key_that_does_not_match(built, tmp_path, capsys)
     assert code == 2 and "does not match" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.gnn
 def test_baseline_run_smoke_records_both_baselines_on_a_temporary_ledger(built, keypair,
                                                                          tmp_path, capsys):

@@ -205,6 +205,7 @@ def build_inputs():
         (REPO / "keys" / "platform-public.pem").read_bytes())
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", [
     pytest.param(s, marks=pytest.mark.chem) if s in MOLECULAR else s for s in SLUGS])
@@ -246,6 +247,7 @@ def private_keys():
     return keys.load_private_keys(path.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", SLUGS)
 def test_hidden_labels_open_and_cover_the_test_ids_exactly(slug, private_keys):
@@ -303,6 +305,7 @@ def test_gnn_baseline_smoke_run_writes_a_valid_submission(slug, tmp_path, capsys
     assert "OK:" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_nongraph_baseline_smoke_run_writes_a_valid_submission(slug, tmp_path, capsys):
     """scikit-learn only: runs without torch."""

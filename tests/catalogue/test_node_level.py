@@ -147,6 +147,7 @@ def private_keys() -> dict:
     return keys.private_keys_from([path])
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", SLUGS)
 def test_rebuild_reproduces_committed_public_files(slug, build_inputs, private_keys, tmp_path):
@@ -169,6 +170,7 @@ def test_rebuild_reproduces_committed_public_files(slug, build_inputs, private_k
         p.name for p in (folder(slug) / "hidden").iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", SLUGS)
 def test_hidden_labels_open_and_cover_the_test_ids_exactly(slug, private_keys):

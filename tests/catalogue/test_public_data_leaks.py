@@ -235,6 +235,7 @@ def _keys(shared_secrets: Path) -> dict:
     return load_private_keys((shared_secrets / "deploy-private.pem").read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_park_gnn_probes_cannot_decode_the_private_labels(tmp_path, shared_secrets):
     from evaluator.competition.spec import PART_COLUMN, load_spec
@@ -255,6 +256,7 @@ def test_park_gnn_probes_cannot_decode_the_private_labels(tmp_path, shared_secre
     assert attack <= majority + MARGIN, (attack, majority)
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_the_probe_attack_decodes_a_row_level_public_part(tmp_path, shared_secrets):
     """The attack itself works: the same labels with a public part drawn row by row (the
@@ -284,6 +286,7 @@ def _toy_split(groups: list[int], labels: list[int]) -> pd.DataFrame:
                         index=range(len(groups)))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 8), st.integers(0, 1)), min_size=3, max_size=12),
        st.text(min_size=16, max_size=24))

@@ -106,6 +106,7 @@ def run_smoke(slug: str, kind: str, tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_nongraph_baseline_smoke_run_writes_a_valid_submission(slug, tmp_path, capsys):
     out = run_smoke(slug, "nongraph", tmp_path)
@@ -157,6 +158,7 @@ def hidden_tables(competition: Path, private, slug: str | None = None
     return load_labels(competition, load_spec(folder(slug or competition.name)), private)
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", SLUGS)
 def test_rebuild_reproduces_public_files_and_hidden_labels(slug, secrets, tmp_path):
@@ -175,6 +177,7 @@ def test_rebuild_reproduces_public_files_and_hidden_labels(slug, secrets, tmp_pa
         pd.testing.assert_frame_equal(again[split], ours[split])
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_grape_split_is_secret_not_the_original_seed(secrets, tmp_path):
     """The original split could be recomputed from its public script and seed 42; ours comes

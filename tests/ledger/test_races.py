@@ -116,6 +116,7 @@ def _torn(setup: dict[str, Any], arena: Arena, tmp_path: Path) -> tuple[bytes, b
     return committed, partial
 
 
+@pytest.mark.slow
 def test_torn_last_line_is_reported_and_recovered(arena: Arena, tmp_path: Path,
                                                   setup: dict[str, Any], capsys: Any) -> None:
     committed, partial = _torn(setup, arena, tmp_path)
@@ -139,6 +140,7 @@ def test_torn_last_line_is_reported_and_recovered(arena: Arena, tmp_path: Path,
     assert "incomplete" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_kill_during_append_leaves_a_recoverable_ledger(arena: Arena, tmp_path: Path,
                                                         setup: dict[str, Any]) -> None:
     """A writer killed with SIGKILL between two halves of one row (a big row, written in two

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ EVENTS = st.lists(st.tuples(
     st.integers(0, 40), st.booleans()), max_size=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(EVENTS, st.integers(1, 3))
 def test_fast_standings_equal_the_oracle(events, limit):

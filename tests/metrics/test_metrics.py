@@ -25,6 +25,7 @@ from evaluator.scoring.score import score, score_intervals
 labels = st.lists(st.integers(0, 4), min_size=2, max_size=200)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_classification_metrics_equal_sklearn(data):
@@ -39,6 +40,7 @@ def test_classification_metrics_equal_sklearn(data):
     assert metrics.binary_f1(yb, pb, 1) == skm.f1_score(yb, pb, zero_division=0)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_roc_auc_equals_sklearn(data):
@@ -57,6 +59,7 @@ def test_roc_auc_equals_sklearn(data):
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_mae_and_nmae(data):

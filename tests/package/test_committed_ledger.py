@@ -53,6 +53,7 @@ def test_every_active_committed_row_has_its_envelope_intervals_and_public_score(
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_every_active_committed_code_track_row_has_its_pass_rate_interval():
     """Code-track rows: the interval over problems, recomputed here from the row's own
     per-problem counts (a row's interval must describe the score shown beside it)."""

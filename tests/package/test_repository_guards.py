@@ -52,6 +52,7 @@ def test_deployment_secrets_not_in_repository(shared_secrets):
             assert seed.encode() not in data, path
 
 
+@pytest.mark.slow
 def test_no_tracked_file_holds_hidden_labels(shared_secrets):
     """Decrypt every competition's hidden labels and look for their (id, label) pairs in every
     tracked CSV: a public table whose rows reproduce a hidden split is a leak."""

@@ -35,6 +35,8 @@ from tests.helpers.arena import Arena, run_publish, run_score, shared_keypair, t
 from tests.helpers.fake_github import FakeGitHub
 from tests.pipeline.helpers import raw_envelope
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("GNNCB_FUZZ_EXAMPLES", "0")) or None
 # CI: a fixed seed (derandomize) and a small budget; nightly (GNNCB_FUZZ_EXAMPLES set): fresh
 # random inputs every night (hypothesis prints the seed of a failure to reproduce it).

@@ -139,6 +139,7 @@ CASES: dict[str, tuple[Callable[[Arena], dict[str, bytes]], str, str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_bytes_end_in_a_rejection(name: str, arena: Arena, fake: FakeGitHub) -> None:
     build, code, text = CASES[name]

@@ -197,6 +197,7 @@ def test_index_names_the_ledger_and_its_size():
                                     "leaderboard/ledger.jsonl (1 rows). Do not edit. -->")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["submission", "submission", "submission",
                                            "withdrawal", "rescore", "final-choice"]),

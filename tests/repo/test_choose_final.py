@@ -74,6 +74,7 @@ def standing(root: Path, login: str) -> dict:
     return entry.row
 
 
+@pytest.mark.slow
 def test_a_maintainers_choice_makes_an_earlier_submission_count(repo, keypair, capsys):
     good = submit(repo, keypair, capsys, "alice", 0)
     worse = submit(repo, keypair, capsys, "alice", 2)
@@ -98,6 +99,7 @@ def test_a_maintainers_choice_makes_an_earlier_submission_count(repo, keypair, c
     assert good["digest"] in board and worse["digest"] not in board
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "message"), [
     (["{bob}"], "matches 0 accepted submissions of alice to toy-parts version 1; give at "
                 "least 8 characters of one of their digests (gnncb ledger list)"),
@@ -142,6 +144,7 @@ def test_final_in_metadata_marks_an_earlier_submission(repo, keypair, capsys):
     assert standing(repo, "alice")["digest"] == good["digest"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("final", "reason"), [
     (["{bob}"], "metadata.json 'final': '{bob}' matches none of your accepted submissions to "
                 "toy-parts version 1; use the digest shown in the bot's answer (at least 8 "

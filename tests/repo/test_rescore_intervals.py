@@ -18,6 +18,7 @@ def env(monkeypatch, arena):
     return monkeypatch
 
 
+@pytest.mark.slow
 def test_rescore_adds_intervals_to_old_rows_without_marking_anything(arena, fake, env,
                                                                      tmp_path):
     before = published_two(arena, fake)

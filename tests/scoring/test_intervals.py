@@ -27,6 +27,7 @@ labels_st = st.integers(min_value=2, max_value=5).flatmap(
                                              min_size=1, max_size=60)))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(labels_st)
 def test_metrics_from_confusion_counts_equal_sklearn(data):
@@ -89,6 +90,7 @@ def test_accuracy_interval_agrees_with_scipy_bootstrap():
     assert ours["method"] == "bootstrap-percentile" and ours["small"] is True
 
 
+@pytest.mark.slow
 def test_macro_f1_and_mae_intervals_agree_with_scipy_bootstrap():
     rng = np.random.default_rng(2)
     n = 120
@@ -204,6 +206,7 @@ def test_intervals_are_deterministic():
     assert score_intervals(spec, labels, pred) == score_intervals(spec, labels, pred)
 
 
+@pytest.mark.slow
 def test_every_scored_row_carries_its_intervals(demo_competition, keypair):
     from evaluator.competition.spec import load_spec
     from evaluator.submission.validate import all_ids, competition_ids

@@ -184,6 +184,7 @@ def test_late_submissions_are_accepted_marked_and_never_ranked(tmp_path, keypair
     assert len(Ledger(ledger).rows()) == 1
 
 
+@pytest.mark.slow
 def test_rows_scored_before_the_split_are_rescored_onto_the_public_part(tmp_path, keypair,
                                                                        capsys):
     """The migration path of the committed competitions: rows scored on the whole split are

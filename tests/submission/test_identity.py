@@ -38,6 +38,7 @@ def _meta(login: str, **fields: Any) -> bytes:
     return json.dumps({"participant": login, "method": "GCN", **fields}).encode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("login, legacy, entrant", [
     ("baseline-gnn", "baseline-gnn", "baseline"),
     ("llm-gpt-4o", "llm-gpt-4o", "llm-api"),
@@ -104,6 +105,7 @@ def test_old_pr_rows_that_declared_a_platform_kind_read_as_human() -> None:
     assert migrate_row(old)["legacy_participant"] == "baseline-nongraph"
 
 
+@pytest.mark.slow
 def test_local_evaluate_keeps_kinds_apart(arena: Arena, tmp_path: Path, capsys: Any) -> None:
     """`gnncb evaluate` (the maintainer's tool) applies the same rule: a login is human, a
     platform name must carry its own kind."""

@@ -11,6 +11,8 @@ from scipy import stats
 from evaluator.cli import main
 from tests.helpers.codetrack import PROBLEMS, judged_runs
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:

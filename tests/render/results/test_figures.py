@@ -274,6 +274,7 @@ def test_gnncb_table3_reproduces_its_last_row_and_says_where_it_disagrees(tmp_pa
     assert out["tie_or_beat"] == 20
 
 
+@pytest.mark.slow
 def test_every_format_renders(tmp_path, capsys, specs):
     ledger = tmp_path / "ledger.jsonl"
     Ledger(ledger).append_many(small_ledger())
@@ -305,6 +306,7 @@ def test_participant_strings_are_escaped(tmp_path, capsys):
     assert "<img" not in md and "@team" not in md and "&lt;img" in md
 
 
+@pytest.mark.slow
 def test_llm_track_rows_record_the_protocol_and_deviations_are_found(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch):
     """A real `gnncb llm run` (scripted model over HTTP): the row records decoding, repairs,
@@ -364,6 +366,7 @@ def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
     assert "Small test set" in page
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=30))
 def test_mean_sem_is_scipys_sem(values):

@@ -29,6 +29,8 @@ pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 PAGE_TYPES = {
     "index": "index.html",
     "competition": "competitions/gnn-cora.html",

@@ -14,6 +14,8 @@ import pytest
 from evaluator.cli import main
 from tests.render.site.helpers import HOSTILE, HOSTILE_LOGIN, ROOT, write_ledger
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra")
 
 

@@ -14,6 +14,8 @@ from evaluator.cli import main
 from tests.helpers.codetrack import code_row
 from tests.render.site.helpers import _row, site_rows
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra")
 
 REPO = "https://github.com/example/gnncb"

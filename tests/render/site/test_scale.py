@@ -29,6 +29,8 @@ pytest.importorskip("matplotlib", reason="the site's plots need the [site] extra
 from evaluator.render.site.build import build_site  # noqa: E402
 from evaluator.render.site.parallel import Drawer  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 
 def _synthetic(specs: list, n: int) -> list[dict]:
     path = ROOT / "benchmarks" / "render_scale.py"
