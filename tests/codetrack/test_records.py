@@ -13,7 +13,6 @@ import ast
 import importlib
 import json
 import re
-from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -21,8 +20,9 @@ import pytest
 from evaluator.codetrack.cases import PRACTICE_SEED, generate_case, make_plan
 from evaluator.codetrack.discrimination import mutant_shares
 from evaluator.codetrack.problem import Problem, all_problems
+from tests.helpers.paths import REPO
 
-PACKAGE = Path(__file__).resolve().parent.parent / "evaluator"
+PACKAGE = REPO / "evaluator"
 PROBLEMS = all_problems()
 # the optional hooks a problem module may define; each must be passed to the record
 HOOKS = ("in_contract", "adapt_published", "repair_published", "published_truth")
