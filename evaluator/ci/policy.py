@@ -32,7 +32,9 @@ MAX_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
-class Problem:
+class PathProblem:
+    """One offending path of a pull request, why, and a stable code for the comment."""
+
     path: str
     reason: str
     code: str
@@ -41,7 +43,7 @@ class Problem:
 class PolicyRejection(Rejection):
     """A rejection with one line per offending path (rendered as a list on the PR)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[PathProblem]) -> None:
         shown = problems[:MAX_PROBLEMS]
         more = len(problems) - len(shown)
         lines = [f"{p.path!r}: {p.reason}" for p in shown]
@@ -65,73 +67,73 @@ def expected_folder(slug: str, login: str) -> str:
     return f"competitions/{slug}/submissions/{login}"
 
 
-def _name_problem(path: str) -> Problem | None:
+def _name_problem(path: str) -> PathProblem | None:
     if not path:
-        return Problem(path, "empty file name", "unsafe-path")
+        return PathProblem(path, "empty file name", "unsafe-path")
     if path.startswith("/") or re.match(r"[A-Za-z]:", path):
-        return Problem(path, "absolute paths are not allowed", "unsafe-path")
+        return PathProblem(path, "absolute paths are not allowed", "unsafe-path")
     if not SAFE_PATH.fullmatch(path):
-        return Problem(path, "the name contains characters other than letters, digits, '.', "
+        return PathProblem(path, "the name contains characters other than letters, digits, '.', "
                              "'_', '-' and '/' (spaces, shell metacharacters and control "
                              "characters are refused)", "unsafe-path")
     if any(part in ("", ".", "..") for part in path.split("/")):
-        return Problem(path, "'..', '.' and empty path segments are not allowed", "unsafe-path")
+        return PathProblem(path, "'..', '.' and empty path segments are not allowed", "unsafe-path")
     return None
 
 
-def _status_problem(f: ChangedFile) -> Problem | None:
+def _status_problem(f: ChangedFile) -> PathProblem | None:
     if f.status == "removed":
-        return Problem(f.filename, "deletes a file; a submission only adds its two files",
+        return PathProblem(f.filename, "deletes a file; a submission only adds its two files",
                        "deletion")
     if f.status == "renamed":
-        return Problem(f.filename, f"renames {f.previous_filename!r}; add new files instead",
+        return PathProblem(f.filename, f"renames {f.previous_filename!r}; add new files instead",
                        "rename")
     if f.status not in ACCEPTED_STATUS:
-        return Problem(f.filename, f"unsupported change {f.status!r}; only added files are "
+        return PathProblem(f.filename, f"unsupported change {f.status!r}; only added files are "
                                    "accepted", "unsupported-change")
     return None
 
 
-def _platform_problem(path: str) -> Problem | None:
+def _platform_problem(path: str) -> PathProblem | None:
     """Stops a submission PR of either track changing the platform itself: the workflows that
     run with secrets, the evaluator that judges, the keys, the ledger and the docs."""
     if path.startswith(PLATFORM_PREFIXES) or path in PLATFORM_FILES:
-        return Problem(path, "changes the platform itself (workflows, evaluator, templates, "
+        return PathProblem(path, "changes the platform itself (workflows, evaluator, templates, "
                              "keys, leaderboard or docs); submission PRs may not do that",
                        "platform-path")
     return None
 
 
 def _location_problem(f: ChangedFile, author: str,
-                      competition_exists: Callable[[str], bool]) -> Problem | None:
+                      competition_exists: Callable[[str], bool]) -> PathProblem | None:
     path = f.filename
     m = SUBMISSION_PATH.fullmatch(path)
     if not m:
-        return Problem(path, f"is outside {expected_folder('<slug>', author)}/",
+        return PathProblem(path, f"is outside {expected_folder('<slug>', author)}/",
                        "outside-submission")
     slug, login, name = m.groups()
     if not re.fullmatch(SLUG_RE, slug) or not competition_exists(slug):
-        return Problem(path, f"there is no competition {slug!r} (see the competitions/ folder)",
+        return PathProblem(path, f"there is no competition {slug!r} (see the competitions/ folder)",
                        "unknown-competition")
     if login.lower() != author.lower():
-        return Problem(path, f"is in {login!r}'s folder, but this PR is by {author!r}; "
+        return PathProblem(path, f"is in {login!r}'s folder, but this PR is by {author!r}; "
                              f"use {expected_folder(slug, author)}/", "other-participant")
     if name not in SUBMISSION_FILES:
-        return Problem(path, f"extra file; a submission folder holds only {ENVELOPE_NAME} and "
+        return PathProblem(path, f"extra file; a submission folder holds only {ENVELOPE_NAME} and "
                              f"{METADATA_NAME}", "extra-file")
     return None
 
 
 def sort_files(files: Iterable[ChangedFile],
-               location_problem: Callable[[ChangedFile], Problem | None],
-               ) -> tuple[list[ChangedFile], list[Problem]]:
+               location_problem: Callable[[ChangedFile], PathProblem | None],
+               ) -> tuple[list[ChangedFile], list[PathProblem]]:
     """The files that pass every check, and the first problem of each file that does not.
 
     Shared by both tracks: names (old and new), change status, the platform's own paths, then
     the track's own location rule; a renamed file must be acceptable under both names.
     """
     good: list[ChangedFile] = []
-    problems: list[Problem] = []
+    problems: list[PathProblem] = []
     for f in files:
         problem = (_name_problem(f.filename)
                    or (_name_problem(f.previous_filename) if f.previous_filename else None)
@@ -145,11 +147,12 @@ def sort_files(files: Iterable[ChangedFile],
     return good, problems
 
 
-def second_submission_problems(good: Iterable[ChangedFile], folders: list[str]) -> list[Problem]:
+def second_submission_problems(good: Iterable[ChangedFile],
+                               folders: list[str]) -> list[PathProblem]:
     """One problem per file when the good files span more than one submission folder."""
     if len(folders) <= 1:
         return []
-    return [Problem(f.filename, "is a second submission in the same PR (found "
+    return [PathProblem(f.filename, "is a second submission in the same PR (found "
                     f"{', '.join(folders)}); open one PR per competition", "two-submissions")
             for f in good]
 
@@ -162,20 +165,20 @@ def check_pr_files(files: Iterable[ChangedFile], author: str, *,
     good, problems = sort_files(files, lambda f: _location_problem(f, author,
                                                                    competition_exists))
     if total_files is not None and total_files > len(files):
-        problems.append(Problem("(more files)", f"the PR changes {total_files} files; a "
+        problems.append(PathProblem("(more files)", f"the PR changes {total_files} files; a "
                                                 "submission changes exactly two", "extra-file"))
     folders = sorted({f.filename.rsplit("/", 1)[0] for f in good})
     problems.extend(second_submission_problems(good, folders))
     if problems:
         raise PolicyRejection(problems)
     if not good:
-        raise PolicyRejection([Problem("(none)", "the PR changes no files",
+        raise PolicyRejection([PathProblem("(none)", "the PR changes no files",
                                        "missing-file")])
     by_name = {f.filename.rsplit("/", 1)[1]: f for f in good}
     folder = folders[0]
     missing = [n for n in SUBMISSION_FILES if n not in by_name]
     if missing:
-        raise PolicyRejection([Problem(f"{folder}/{n}", "is missing; a submission adds both "
+        raise PolicyRejection([PathProblem(f"{folder}/{n}", "is missing; a submission adds both "
                                        f"{ENVELOPE_NAME} and {METADATA_NAME}", "missing-file")
                                for n in missing])
     slug, login = folder.split("/")[1], folder.split("/")[3]

@@ -20,7 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from evaluator.competition.boards import register
-from evaluator.competition.spec import Limits, RankKey, Submission, load_specs
+from evaluator.competition.spec import RankKey, Submission, SubmissionLimits, load_specs
 from evaluator.ledger.ranking import Entry, standings
 
 README_SECTIONS = ("## The problems", "## Submit", "## Rules", "## Scoring and ranking")
@@ -44,7 +44,7 @@ class CodeBoard:
     # max_bytes bounds all solution files of one submission together.
     submission: Submission = field(default_factory=lambda: Submission(
         file="solutions/<problem id>.py", max_bytes=512 * 1024,
-        limits=Limits(per_version=30, per_day=3)))
+        limits=SubmissionLimits(per_version=30, per_day=3)))
     max_solution_bytes: int = 64 * 1024
     max_metadata_bytes: int = 4 * 1024
     csv_scores: tuple[str, ...] = ("pass_rate", "passed", "cases", "problems_solved", "problems")
@@ -166,7 +166,7 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
     per-problem counts of every counted entry) and per prompt variant (vanilla vs SSD)."""
     from evaluator.codetrack.problem import all_problems
     from evaluator.render.results.board import annotate
-    from evaluator.render.site.views import entry_id, interval_of, kind_of
+    from evaluator.render.site.views import entry_id, interval_bounds, kind_of
 
     problems = all_problems()
     entries = []
@@ -178,12 +178,12 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
             "kind": kind_of(r), "entrant": r.get("entrant", ""), "method": r.get("method", ""),
             "model": r.get("model", ""), "team": r.get("team", ""), "row": r,
             "scores": {k.score: s.get(k.score) for k in board.rank_by},
-            "primary": s.get("pass_rate"), "interval": interval_of(r, "pass_rate"),
+            "primary": s.get("pass_rate"), "interval": interval_bounds(r, "pass_rate"),
             "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
             "cells": [f"{100 * float(s.get('pass_rate', 0)):.2f} %",
                       (f"{100 * iv[0]:.2f} – {100 * iv[1]:.2f} %"
-                       if (iv := interval_of(r, "pass_rate")) else "not recorded"),
+                       if (iv := interval_bounds(r, "pass_rate")) else "not recorded"),
                       f"{int(s.get('passed', 0))} / {int(s.get('cases', 0))}",
                       f"{int(s.get('problems_solved', 0))} / {int(s.get('problems', 0))}"]})
     groups: dict[str, dict[str, list[int]]] = {"direction": {}, "concept": {}, "difficulty": {}}

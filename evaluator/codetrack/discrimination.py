@@ -42,12 +42,6 @@ def best_share(hits: Sequence[frozenset[str]]) -> float | None:
     return max(counts.values()) / len(hits)
 
 
-def constant_share(problem: Problem, cases: Sequence[Any], field: str = "expected"
-                   ) -> float | None:
-    """Share of the cases the best single constant answer passes (report.constant_hits)."""
-    return best_share(constant_hit_sets(problem, cases, field))
-
-
 def share_at(hits: Sequence[frozenset[str]], size: int, draws: int = SUBSAMPLES
              ) -> float | None:
     """The best constant's share expected of a set of `size` cases drawn from these: the mean

@@ -145,10 +145,16 @@ def graph_stats(G: nx.Graph) -> dict[str, object]:
 
 
 def has_cycle(G: nx.Graph) -> bool:
-    """A directed cycle for digraphs, any cycle for undirected graphs (self-loops count)."""
+    """A directed cycle for digraphs; any cycle for undirected graphs, where a self-loop and a
+    repeated edge (a multigraph's two parallel edges) are cycles too. One definition for the
+    generator's statistics and the input-graph checks (`inputgraph`)."""
     if G.is_directed():
         return not nx.is_directed_acyclic_graph(G)
-    return not nx.is_forest(G) if G.number_of_nodes() else False
+    if nx.number_of_selfloops(G):
+        return True
+    if G.is_multigraph() and G.number_of_edges() != nx.Graph(G).number_of_edges():
+        return True
+    return not nx.is_forest(nx.Graph(G)) if G.number_of_nodes() else False
 
 
 # ---------------------------------------------------------------- shared building blocks

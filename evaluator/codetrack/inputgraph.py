@@ -19,6 +19,8 @@ from typing import Any
 
 import networkx as nx
 
+from evaluator.codetrack.graphgen import has_cycle
+
 
 def digraph_of(n: int, arcs: Iterable[Sequence[int]], offset: int = 0) -> nx.DiGraph:
     """Nodes `0..n-1` and the arcs, ids shifted down by `offset` (1 for 1-based inputs)."""
@@ -66,18 +68,6 @@ def components(G: nx.Graph) -> int:
         return 0
     return (nx.number_weakly_connected_components(G) if G.is_directed()
             else nx.number_connected_components(G))
-
-
-def has_cycle(G: nx.Graph) -> bool:
-    """A directed cycle for digraphs; any cycle for undirected graphs, where a self-loop and a
-    repeated edge (a multigraph's two parallel edges) are cycles too."""
-    if G.is_directed():
-        return not nx.is_directed_acyclic_graph(G)
-    if nx.number_of_selfloops(G):
-        return True
-    if G.is_multigraph() and G.number_of_edges() != nx.Graph(G).number_of_edges():
-        return True
-    return not nx.is_forest(nx.Graph(G)) if G.number_of_nodes() else False
 
 
 def subcategory_holds(subcategory: str, G: nx.Graph) -> bool:

@@ -4,7 +4,7 @@ Verbs: `generate` (seeded case set), `judge` (sandboxed batch judge), `report` (
 baselines, Markdown/CSV/JSON), `import-grapheval` (the published cases, flagged),
 `discrimination` (constant and wrong-solution pass shares), `submit-score` (a participant's
 solutions on digest-seeded cases -> one ledger row), and `llm run|score` (LLMs on the code
-track, issue 6 point 7: `run` drives the LLM track's providers and repair loop over code-track
+track: `run` drives the LLM track's providers and repair loop over code-track
 problems, visible practice cases as the test and failed visible cases as feedback, then judges
 the final solutions on hidden digest-seeded cases exactly like `submit-score`; `score` re-does
 only that final judging of a model's run folder).

@@ -111,7 +111,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from evaluator.authoring.build import read_seed
     from evaluator.authoring.folders import run_build
     from evaluator.competition.spec import load_spec
-    from evaluator.render.readme import human_size
+    from evaluator.render.readme import decimal_size
 
     folder = resolve_competition(args.slug)
     load_spec(folder)  # a bad spec fails before any work
@@ -121,8 +121,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     files = run_build(folder, args.raw, seed, public, out)
     total = sum(p.stat().st_size for p in files)
     for path in files:
-        print(f"  {path.relative_to(out)}  {human_size(path.stat().st_size)}")
-    print(f"built {folder.name} into {out}: {len(files)} public files, {human_size(total)}; "
+        print(f"  {path.relative_to(out)}  {decimal_size(path.stat().st_size)}")
+    print(f"built {folder.name} into {out}: {len(files)} public files, {decimal_size(total)}; "
           f"labels sealed for kid {keys.thumbprint(public)}")
     return 0
 

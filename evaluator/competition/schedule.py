@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from evaluator.competition.spec import CompetitionSpec, Limits
+from evaluator.competition.spec import CompetitionSpec, SubmissionLimits
 from evaluator.errors import Rejection
 
 REVEAL = "reveal"
@@ -23,7 +23,7 @@ REVEAL = "reveal"
 @dataclass(frozen=True)
 class Window:
     phase: str | None  # phase name; None for a competition without phases (or late)
-    limits: Limits
+    limits: SubmissionLimits
     late: bool = False
 
 

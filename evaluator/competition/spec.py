@@ -156,7 +156,7 @@ class RankKey(_Strict):
     order: Literal["asc", "desc"]
 
 
-class Limits(_Strict):
+class SubmissionLimits(_Strict):
     per_version: Annotated[int, Field(ge=1)] = 5
     per_day: Annotated[int, Field(ge=1)] = 2
 
@@ -164,10 +164,10 @@ class Limits(_Strict):
 class Submission(_Strict):
     file: str = "predictions.csv"
     max_bytes: Annotated[int, Field(ge=100, le=500_000_000)] = 20_000_000
-    limits: Limits = Limits()
+    limits: SubmissionLimits = SubmissionLimits()
     # LLM-track entrants (llm-*/agent-*) have a quota of their own, checked before any model
     # call; None = the same numbers as `limits`, counted apart from the human submissions.
-    llm_limits: Limits | None = None
+    llm_limits: SubmissionLimits | None = None
 
 
 PHASE_RE = r"^[a-z][a-z0-9-]{0,31}$"
@@ -184,7 +184,7 @@ class Phase(_Strict):
     name: Annotated[str, Field(pattern=PHASE_RE)]
     start: datetime
     end: datetime
-    limits: Limits = Limits()
+    limits: SubmissionLimits = SubmissionLimits()
     description: str = ""
 
     @model_validator(mode="after")

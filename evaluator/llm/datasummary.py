@@ -28,7 +28,7 @@ TEXT_SUFFIXES = (".txt", ".md")
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 
 
-def human_size(n: int) -> str:
+def binary_size(n: int) -> str:
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
@@ -186,7 +186,7 @@ def summarize_data(competition_dir: Path, spec: CompetitionSpec) -> str:
     sections = []
     for path in public_data_files(competition_dir):
         rel = path.relative_to(competition_dir).as_posix()
-        lines = [f"### {rel} ({human_size(path.stat().st_size)})"]
+        lines = [f"### {rel} ({binary_size(path.stat().st_size)})"]
         if rel in spec.files:
             lines.append(f"- description: {spec.files[rel]}")
         sep = TABLE_SUFFIXES.get(path.suffix.lower())

@@ -41,7 +41,7 @@ class LimitOverrides:
     memory_bytes: int | None = None
 
 
-def limits_for(spec: CompetitionSpec, overrides: LimitOverrides = LimitOverrides()) -> Limits:  # noqa: B008
+def run_limits_for(spec: CompetitionSpec, overrides: LimitOverrides = LimitOverrides()) -> Limits:  # noqa: B008
     """Per-run limits: `rules.cpu_hours` as both CPU-time and wall-clock budget by default."""
     budget = spec.rules.cpu_hours * 3600
     wall = overrides.wall_seconds if overrides.wall_seconds is not None else budget

@@ -19,7 +19,7 @@ from evaluator.llm import taxonomy
 from evaluator.llm.conversation import caveats, overflow_failure, token_totals
 from evaluator.llm.costs import PriceTable, cost_of
 from evaluator.llm.datasummary import public_data_files
-from evaluator.llm.execute import Check, LimitOverrides, limits_for, normalize
+from evaluator.llm.execute import Check, LimitOverrides, normalize, run_limits_for
 from evaluator.llm.parse import MISSING_CODE, TRUNCATED, Parsed
 from evaluator.llm.prompt import Prompt, Variant, get_variant, render_feedback, render_prompt
 from evaluator.llm.providers import Completion
@@ -437,7 +437,7 @@ def begin(competition: Path, model: str, *, entrant: str, provider: str, options
     spec = load_spec(competition)
     variant = get_variant(options.variant)
     isolation = check_isolation(options.require_sandbox, echo)
-    limits = limits_for(spec, options.limits)
+    limits = run_limits_for(spec, options.limits)
     participant = check_llm_participant(options.participant or participant_for(model, entrant))
     run = start_run(run_dir(options.runs_root, options.campaign, model, spec.slug))
     libraries = list(options.libraries) if options.libraries is not None else None

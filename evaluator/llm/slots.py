@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from evaluator.competition.spec import CompetitionSpec, Target
-from evaluator.llm.datasummary import human_size, public_data_files, summarize_data
+from evaluator.llm.datasummary import binary_size, public_data_files, summarize_data
 from evaluator.sandbox import Limits
 
 SLOT_NAMES = ("readme", "tree", "dataset", "submission", "environment")
@@ -102,7 +102,7 @@ def tree_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
     for name in PUBLIC_TOP_LEVEL:
         path = competition_dir / name
         if path.is_file():
-            lines.append(f"  {name}  ({human_size(path.stat().st_size)})")
+            lines.append(f"  {name}  ({binary_size(path.stat().st_size)})")
     files = public_data_files(competition_dir)
     shown_dirs: set[str] = set()
     for path in files:
@@ -112,7 +112,7 @@ def tree_slot(competition_dir: Path, spec: CompetitionSpec) -> str:
             if folder not in shown_dirs:
                 shown_dirs.add(folder)
                 lines.append(f"{'  ' * depth}{rel.parts[depth - 1]}/")
-        lines.append(f"{'  ' * len(rel.parts)}{rel.name}  ({human_size(path.stat().st_size)})")
+        lines.append(f"{'  ' * len(rel.parts)}{rel.name}  ({binary_size(path.stat().st_size)})")
     return "\n".join(lines)
 
 

@@ -18,7 +18,13 @@ import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator.competition.schedule import Window, revealed, window_for
-from evaluator.competition.spec import PART_COLUMN, CompetitionSpec, Limits, Submission, load_spec
+from evaluator.competition.spec import (
+    PART_COLUMN,
+    CompetitionSpec,
+    Submission,
+    SubmissionLimits,
+    load_spec,
+)
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import (
     SUBMISSION,
@@ -115,7 +121,7 @@ class Quota(Protocol):
     def submission(self) -> Submission: ...
 
 
-def limits_for(spec: Quota, window: Window, entrant: str | None) -> Limits:
+def window_limits(spec: Quota, window: Window, entrant: str | None) -> SubmissionLimits:
     """The quota this submission counts against: the window's (phase or competition) limits
     for humans and baselines; `submission.llm_limits` (else the same numbers) for LLM runs."""
     if is_llm(entrant):
@@ -137,7 +143,7 @@ def check_eligibility(spec: Quota, rows: list[dict[str, Any]], participant: str,
     """
     if window is None:
         window = Window(None, spec.submission.limits)
-    limits = limits_for(spec, window, entrant)
+    limits = window_limits(spec, window, entrant)
     login = participant.lower()
     since = (now - timedelta(days=1)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     mine = [r for r in active_submissions(rows)

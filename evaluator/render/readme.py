@@ -36,7 +36,7 @@ def markdown_env(directory: Path) -> Environment:
     return env
 
 
-def human_size(n: int) -> str:
+def decimal_size(n: int) -> str:
     for unit, scale in (("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
@@ -110,8 +110,8 @@ def readme_context(folder: Path, spec: CompetitionSpec,
         "spec": spec,
         "description": Markup(spec.description.strip()),  # noqa: S704 - maintainer Markdown
         "files": [{"path": path, "about": Markup(spec.files[path]),  # noqa: S704
-                   "size": human_size(p.stat().st_size)} for path, p in rel.items()],
-        "data_bytes_text": human_size(sum(p.stat().st_size for p in files)),
+                   "size": decimal_size(p.stat().st_size)} for path, p in rel.items()],
+        "data_bytes_text": decimal_size(sum(p.stat().st_size for p in files)),
         "targets": [{"name": t.name, "type": t.type, "allowed": Markup(_allowed(t))}  # noqa: S704
                     for t in spec.targets],
         "header": ",".join([spec.id_column] + [t.name for t in spec.targets]),

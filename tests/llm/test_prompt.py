@@ -12,7 +12,7 @@ import yaml
 from evaluator.authoring.build import seal_labels, write_csv
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError
-from evaluator.llm.execute import LimitOverrides, limits_for, public_sources
+from evaluator.llm.execute import LimitOverrides, public_sources, run_limits_for
 from evaluator.llm.prompt import get_variant, render_feedback, render_prompt, template_hash
 from evaluator.llm.slots import SLOT_NAMES, fill_slots
 from tests.helpers.paths import REPO
@@ -56,7 +56,7 @@ def second_competition(tmp_path: Path, keypair: dict) -> Path:
 
 def _prompt(folder: Path, variant: str = "frozen"):
     spec = load_spec(folder)
-    slots = fill_slots(folder, spec, limits_for(spec), LIBS)
+    slots = fill_slots(folder, spec, run_limits_for(spec), LIBS)
     return slots, render_prompt(get_variant(variant), slots)
 
 
@@ -103,7 +103,7 @@ def test_unknown_variant_names_the_choices():
 
 def test_dataset_summary_is_generated_from_the_files(demo_competition):
     spec = load_spec(demo_competition)
-    slots = fill_slots(demo_competition, spec, limits_for(spec), LIBS)
+    slots = fill_slots(demo_competition, spec, run_limits_for(spec), LIBS)
     data = slots.dataset
     assert "### data/nodes.csv" in data and "569 rows x 31 columns" in data
     assert "id (int64), f0 (float64)" in data and "float64 x 30, int64 x 1" in data
@@ -121,12 +121,12 @@ def test_dataset_summary_is_generated_from_the_files(demo_competition):
 def test_slots_show_public_files_only_and_the_rules(demo_competition, second_competition):
     for folder in (demo_competition, second_competition):
         spec = load_spec(folder)
-        slots = fill_slots(folder, spec, limits_for(spec), LIBS)
+        slots = fill_slots(folder, spec, run_limits_for(spec), LIBS)
         assert "hidden" not in slots.tree
         assert sorted(public_sources(folder)) == sorted(
             n for n in ("README.md", "competition.yaml", "data") if (folder / n).exists())
     spec = load_spec(second_competition)
-    slots = fill_slots(second_competition, spec, limits_for(spec), LIBS)
+    slots = fill_slots(second_competition, spec, run_limits_for(spec), LIBS)
     assert slots.readme.startswith("# Toy molecules")
     assert "atoms.npy" in slots.tree and "one-hot atom types" in slots.dataset
     assert "NumPy array: shape (200, 4), dtype float32" in slots.dataset
@@ -140,11 +140,11 @@ def test_slots_show_public_files_only_and_the_rules(demo_competition, second_com
 
 def test_limits_come_from_the_rules_unless_overridden(demo_competition):
     spec = load_spec(demo_competition)
-    assert (limits_for(spec).wall_seconds, limits_for(spec).cpu_seconds) == (10800, 10800)
-    custom = limits_for(spec, LimitOverrides(wall_seconds=5, memory_bytes=2**28))
+    assert (run_limits_for(spec).wall_seconds, run_limits_for(spec).cpu_seconds) == (10800, 10800)
+    custom = run_limits_for(spec, LimitOverrides(wall_seconds=5, memory_bytes=2**28))
     assert (custom.wall_seconds, custom.cpu_seconds, custom.memory_bytes) == (5, 10800, 2**28)
     with pytest.raises(ConfigError, match="must be positive"):
-        limits_for(spec, LimitOverrides(wall_seconds=0))
+        run_limits_for(spec, LimitOverrides(wall_seconds=0))
 
 
 def test_feedback_carries_traceback_and_validation():
@@ -160,10 +160,10 @@ def test_solver_readme_variant_keeps_only_task_data_evaluation_rules():
     sections (how to submit, `gnncb encrypt`, baselines in files the sandbox lacks)."""
     folder = REPO / "competitions" / "gnn-cora"
     spec = load_spec(folder)
-    verbatim = fill_slots(folder, spec, limits_for(spec), LIBS)
+    verbatim = fill_slots(folder, spec, run_limits_for(spec), LIBS)
     solver_variant = get_variant("frozen-solver")
     assert solver_variant.name == "gnn_frozen_v1_solver"
-    solver = fill_slots(folder, spec, limits_for(spec), LIBS, readme=solver_variant.readme)
+    solver = fill_slots(folder, spec, run_limits_for(spec), LIBS, readme=solver_variant.readme)
     for heading in ("## Task", "## Data", "## Evaluation", "## Rules"):
         assert heading in solver.readme and heading in verbatim.readme
     for gone in ("## How to submit", "gnncb encrypt", "### Baselines", "baseline/gnn.py",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from evaluator.ci.github import ChangedFile
 from evaluator.ci.policy import (
+    PathProblem,
     PolicyRejection,
-    Problem,
     second_submission_problems,
     sort_files,
 )
@@ -39,26 +39,27 @@ class CodeFiles:
     metadata: ChangedFile | None
 
 
-def _location_problem(f: ChangedFile, author: str, problem_ids: Iterable[str]) -> Problem | None:
+def _location_problem(f: ChangedFile, author: str,
+                      problem_ids: Iterable[str]) -> PathProblem | None:
     path = f.filename
     m = CODE_PATH.fullmatch(path)
     if not m or m.group(1) not in BOARDS:
-        return Problem(path, "is outside competitions/graph-coding/submissions/"
+        return PathProblem(path, "is outside competitions/graph-coding/submissions/"
                              f"{author}/; a code-track pull request changes nothing else",
                        "outside-submission")
     slug, login, rest = m.groups()
     if login.lower() != author.lower():
-        return Problem(path, f"is in {login!r}'s folder, but this PR is by {author!r}; use "
+        return PathProblem(path, f"is in {login!r}'s folder, but this PR is by {author!r}; use "
                              f"competitions/{slug}/submissions/{author}/", "other-participant")
     if rest == METADATA:
         return None
     s = SOLUTION_PATH.fullmatch(rest)
     if s is None:
-        return Problem(path, "extra file; a code-track submission holds only "
+        return PathProblem(path, "extra file; a code-track submission holds only "
                              "solutions/<problem id>.py files and an optional metadata.json",
                        "extra-file")
     if s.group(1) not in set(problem_ids):
-        return Problem(path, f"there is no problem {s.group(1)!r}; name solution files after "
+        return PathProblem(path, f"there is no problem {s.group(1)!r}; name solution files after "
                              "problem ids (`gnncb code problems`)", "unknown-problem")
     return None
 
@@ -70,7 +71,7 @@ def check_code_files(files: Iterable[ChangedFile], author: str, *, problem_ids: 
     ids = list(problem_ids)
     good, problems = sort_files(files, lambda f: _location_problem(f, author, ids))
     if total_files is not None and total_files > len(files):
-        problems.append(Problem("(more files)", f"the PR changes {total_files} files; a "
+        problems.append(PathProblem("(more files)", f"the PR changes {total_files} files; a "
                                 f"submission has at most {len(ids) + 1}", "extra-file"))
     folders = sorted({"/".join(f.filename.split("/")[:4]) for f in good})
     problems.extend(second_submission_problems(good, folders))
@@ -80,7 +81,7 @@ def check_code_files(files: Iterable[ChangedFile], author: str, *, problem_ids: 
                  for f in good if not f.filename.endswith("/" + METADATA)}
     if not solutions:
         where = folders[0] if folders else f"competitions/graph-coding/submissions/{author}"
-        raise PolicyRejection([Problem(f"{where}/solutions/", "holds no solution; add at least "
+        raise PolicyRejection([PathProblem(f"{where}/solutions/", "holds no solution; add at least "
                                        "one solutions/<problem id>.py", "missing-file")])
     folder = folders[0]
     metadata = next((f for f in good if f.filename.endswith("/" + METADATA)), None)

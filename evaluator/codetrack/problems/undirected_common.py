@@ -212,21 +212,6 @@ def simple_graph_in_contract(args: Mapping[str, Any]) -> bool:
     return args["n"] >= 1 and is_simple(args["n"], args["edges"])
 
 
-def simple_graph_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """`n` and the shuffled edges of the drawn graph relabelled to `0..n-1` (None when empty)."""
-    H = relabel(G)
-    if H.number_of_nodes() < 1:
-        return None
-    return {"n": H.number_of_nodes(), "edges": edge_list(H, rng)}
-
-
-# ----------------------------------------------------------------------------- answer diversity
-# Why: the drawn graphs of most cells are connected, non-bipartite and full of odd degrees, so
-# many problems' answers are one constant on most cases (lc1971 True on 91 %). Builders use
-# these reshapings, each with a probability, and the generator keeps a draw only when the
-# reshaped input still has its cell's sub-category (so "connected" cells stay connected).
-
-
 def carve(H: nx.Graph, rng: random.Random, largest: int | None = None) -> list[int]:
     """Cut a breadth-first ball of 1..`largest` (default n/2) nodes off the rest of `H` by
     removing every edge that crosses it; returns the ball. Cycles and forests inside either

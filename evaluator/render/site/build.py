@@ -267,7 +267,7 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
     if repo_url and isinstance(pr, int) and pr > 0:
         links.append({"href": f"{repo_url}/pull/{pr}", "text": f"pull request #{pr}"})
     scores = [{"name": n, "higher": spec.higher_is_better(n), "value": e["scores"].get(n),
-               "interval": views.interval_of(row, n)} for n in (v.scores or e["scores"])]
+               "interval": views.interval_bounds(row, n)} for n in (v.scores or e["scores"])]
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
          protocol=e["protocol"] if "protocol" in e else views.protocol_of(spec, row),

@@ -51,7 +51,7 @@ def entry_id(row: dict[str, Any]) -> str:
     return "".join(ch for ch in digest.lower() if ch in "0123456789abcdef")[:64] or "unknown"
 
 
-def interval_of(row: dict[str, Any], score: str) -> tuple[float, float] | None:
+def interval_bounds(row: dict[str, Any], score: str) -> tuple[float, float] | None:
     """The 95 % interval the scorer recorded for `score`, if the row has one.
 
     Rows carry it as `intervals: {score: [low, high]}` (or `{"low":, "high":}`); rows scored
@@ -102,7 +102,7 @@ def _entry(spec: CompetitionSpec, e: Entry, primary: str) -> dict[str, Any]:
         "model": r.get("model", ""), "team": r.get("team", ""),
         "scores": {n: r.get("scores", {}).get(n) for n in score_names(spec)},
         "primary": r.get("scores", {}).get(primary),
-        "interval": interval_of(r, primary), "submissions": e.submissions,
+        "interval": interval_bounds(r, primary), "submissions": e.submissions,
         "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10], "row": r,
     }
 
