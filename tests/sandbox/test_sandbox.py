@@ -32,8 +32,10 @@ from evaluator.sandbox.core import (
     prepare_workspace,
     run,
 )
+from tests.helpers.paths import REPO
 
-REPO = Path(sandbox.__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
 ISOLATION = sandbox.detect_isolation()
 needs_sandbox = pytest.mark.skipif(
     not ISOLATION.sandboxed, reason=f"no isolation on this machine: {ISOLATION.detail}"
