@@ -28,6 +28,8 @@ from evaluator.codetrack.judge import (
 from evaluator.codetrack.problem import Problem, all_problems
 from evaluator.sandbox import core as sandbox
 
+pytestmark = pytest.mark.slow
+
 FULL = sandbox.detect_isolation()
 needs_isolation = pytest.mark.skipif(
     not (FULL.sandboxed and FULL.unprivileged),
