@@ -6,7 +6,7 @@ keeping them in one immutable record per problem means there is exactly one plac
 record holds every fact: the reference, the checker, the case builder, the classic wrong
 solutions, the published cells, how the input reads as a graph, the cost rate and the hooks,
 each passed to it by the problem's module (nothing is looked up by module-level name, and no
-table elsewhere is keyed by problem id; tests/test_codetrack_records.py checks both).
+table elsewhere is keyed by problem id; tests/codetrack/test_records.py checks both).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class Problem:
     # trusted inputs only; none of them is ever a candidate solution. Where the statement has
     # a special rule (self-pairs, ties, empty or -1 answers, a node reaching itself, isolated
     # nodes, rounding), one of them forgets it, and the tests check that some generated case
-    # needs it (tests/test_codetrack_discrimination.py).
+    # needs it (tests/codetrack/test_discrimination.py).
     mutants: Mapping[str, Mutant]
     # The cells GraphEval36K published (`<file>/<sub-category key>`, one entry per published
     # line-cell, in the dataset's order): the paper plan of cases.py mirrors them, so a fresh

@@ -7,7 +7,7 @@ runs it. A new metric of an existing kind (another confusion-count statistic, an
 per-row value such as MSE or a reciprocal rank) is a registry entry and nothing else.
 
 Every statistic here equals the scikit-learn wrapper in `functions.py` at unit weights
-(`tests/test_intervals.py` checks this against scikit-learn itself).
+(`tests/scoring/test_intervals.py` checks this against scikit-learn itself).
 """
 
 from __future__ import annotations

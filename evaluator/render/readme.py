@@ -3,7 +3,7 @@
 Why rendered and not written by hand: the README and the scorer can then never disagree about
 the metric, the submission format or the rules, and the baselines' scores shown in it are the
 ledger's. `gnncb competition readme` writes it, `gnncb competition lint` and
-`tests/test_outputs_unchanged.py` check that the committed file is this rendering, and
+`tests/package/test_outputs_unchanged.py` check that the committed file is this rendering, and
 `gnncb baseline run` re-renders it after recording on the official ledger.
 """
 

@@ -10,7 +10,7 @@ workload ended as JSON on the status pipe. When it exits, the kernel kills whate
 the PID namespace.
 
 Why the standard library only (plus `channel.py` and `fdtree.py`, themselves standard library
-only; tests/test_sandbox_launcher.py checks all three): PID 1 runs as root next to untrusted
+only; tests/sandbox/test_launcher.py checks all three): PID 1 runs as root next to untrusted
 code, before and while it runs; it should load no more code than it executes, and none of the
 judge side (YAML, numpy, the ledger...) or the Python environment. `LOAD` imports it without
 running the package faces `evaluator/__init__.py` and `evaluator/sandbox/__init__.py`, which

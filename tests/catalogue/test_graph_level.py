@@ -193,18 +193,6 @@ def load_builder(slug: str):
     return module
 
 
-@pytest.fixture(scope="module")
-def build_inputs():
-    seed_file = SHARED / "secrets" / "build-seed.txt"
-    if not seed_file.is_file() or not (SHARED / "datasets").is_dir():
-        pytest.skip("../shared (datasets and build seed) is absent (fresh clone)")
-    from evaluator.authoring.build import read_seed
-    from evaluator.submission import keys
-
-    return read_seed(seed_file), keys.load_public_key(
-        (REPO / "keys" / "platform-public.pem").read_bytes())
-
-
 @pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("slug", [
@@ -235,16 +223,6 @@ def test_rebuild_reproduces_committed_public_files(slug, build_inputs, tmp_path)
         for split, table in load_labels(folder(slug), spec, private).items():
             assert rebuilt[split].equals(table), split
             assert set(table["__part__"]) == {"public", "private"}
-
-
-@pytest.fixture(scope="module")
-def private_keys():
-    path = SHARED / "secrets" / "deploy-private.pem"
-    if not path.is_file():
-        pytest.skip("../shared/secrets is absent (fresh clone)")
-    from evaluator.submission import keys
-
-    return keys.load_private_keys(path.read_text())
 
 
 @pytest.mark.slow

@@ -18,13 +18,11 @@ import pandas as pd
 import pytest
 from scipy import sparse
 
-from evaluator.authoring.build import read_seed
 from evaluator.authoring.folders import run_build
 from evaluator.authoring.lint import MAX_PUBLIC_BYTES, lint_competition
 from evaluator.competition.spec import load_spec
 from evaluator.pipeline.evaluate import load_labels
 from evaluator.render.readme import render_readme
-from evaluator.submission import keys
 from evaluator.submission.validate import all_ids, competition_ids
 from tests.helpers.paths import REPO, SHARED
 
@@ -130,21 +128,6 @@ def test_octonode_sparse_features_fit_the_size_budget():
 
 
 # --------------------------------------------------------------------------- ../shared
-@pytest.fixture(scope="module")
-def build_inputs() -> tuple[str, object]:
-    seed_file = SHARED / "secrets" / "build-seed.txt"
-    if not seed_file.is_file() or not (SHARED / "datasets").is_dir():
-        pytest.skip("../shared (datasets and build seed) is absent")
-    public = keys.load_public_key((REPO / "keys" / "platform-public.pem").read_bytes())
-    return read_seed(seed_file), public
-
-
-@pytest.fixture(scope="module")
-def private_keys() -> dict:
-    path = SHARED / "secrets" / "deploy-private.pem"
-    if not path.is_file():
-        pytest.skip("../shared/secrets is absent")
-    return keys.private_keys_from([path])
 
 
 @pytest.mark.slow

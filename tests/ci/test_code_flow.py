@@ -34,6 +34,7 @@ pytestmark = needs_sandbox()
 LLM_META = {"entrant": "human", "method": "--help", "model": "gpt-test-1"}
 
 
+@pytest.mark.slow
 def test_accepted_pr_end_to_end(code_arena: Arena, fake: FakeGitHub) -> None:
     fake.open_pr(31, "Alice", code_files("Alice", {"lc997": LC997, "lc1557": LC1557_WRONG},
                                          metadata=LLM_META))
@@ -74,6 +75,7 @@ def test_accepted_pr_end_to_end(code_arena: Arena, fake: FakeGitHub) -> None:
     assert published.commented and published.closed and published.rank == 1
 
 
+@pytest.mark.slow
 def test_rerun_is_idempotent(code_arena: Arena, fake: FakeGitHub) -> None:
     fake.open_pr(32, "bob", code_files("bob"))
     result, _ = run_code_pr(code_arena, fake, 32)
@@ -89,6 +91,7 @@ def test_rerun_is_idempotent(code_arena: Arena, fake: FakeGitHub) -> None:
     assert len(fake.bot_comments(32)) == 1 and fake.pulls[32]["state"] == "closed"
 
 
+@pytest.mark.slow
 def test_interrupted_publish_is_finished_without_judging_again(code_arena: Arena,
                                                                fake: FakeGitHub) -> None:
     fake.open_pr(33, "carol", code_files("carol"))
@@ -107,6 +110,7 @@ def test_interrupted_publish_is_finished_without_judging_again(code_arena: Arena
     assert len(code_arena.rows()) == 1 and len(fake.bot_comments(33)) == 1
 
 
+@pytest.mark.slow
 def test_same_files_again_are_not_a_second_entry(code_arena: Arena, fake: FakeGitHub) -> None:
     fake.open_pr(34, "dave", code_files("dave"))
     run_code_pr(code_arena, fake, 34)

@@ -85,6 +85,7 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_rejected_with_a_clear_answer_and_no_side_effect(code_arena: Arena, fake: FakeGitHub,
                                                          name: str) -> None:

@@ -144,6 +144,7 @@ def finals(arena: Arena) -> Finals:
     return f
 
 
+@pytest.mark.slow
 def test_phases_private_part_final_choice_and_reveal(finals: Finals, fake: FakeGitHub,
                                                      arena: Arena, tmp_path: Path) -> None:
     dev, final = DEV_START + timedelta(days=5), DEV_END + timedelta(days=3)

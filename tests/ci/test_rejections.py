@@ -108,6 +108,7 @@ CASES: dict[str, tuple[Callable[..., dict[str, Any]], str, str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_pr_is_rejected_without_side_effect(name: str, arena: Arena,
                                                     fake: FakeGitHub) -> None:

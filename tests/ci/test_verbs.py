@@ -71,6 +71,7 @@ def test_a_rejection_is_a_successful_run(arena: Arena, fake: FakeGitHub,
     assert "\n::error::" not in printed  # the hostile name cannot start a log line
 
 
+@pytest.mark.slow
 def test_key_rotation_uses_the_previous_key(arena: Arena, fake: FakeGitHub,
                                             env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     keys.generate(tmp_path / "new", bits=3072)
@@ -136,6 +137,7 @@ def test_withdraw_appends_an_audit_line(arena: Arena, fake: FakeGitHub,
     assert main(["ledger", "withdraw", "abc", "--reason", "x", "--root", str(root)]) == 2
 
 
+@pytest.mark.slow
 def test_rescore_after_a_label_fix(arena: Arena, fake: FakeGitHub, env: pytest.MonkeyPatch,
                                    tmp_path: Path) -> None:
     before = published_two(arena, fake)  # alice 0.9, bob 1.0
@@ -163,6 +165,7 @@ def test_rescore_after_a_label_fix(arena: Arena, fake: FakeGitHub, env: pytest.M
     assert main(args) == 0 and len(ledger_rows(root)) == 4  # idempotent
 
 
+@pytest.mark.slow
 def test_rescore_needs_the_stored_envelopes(arena: Arena, fake: FakeGitHub,
                                             env: pytest.MonkeyPatch) -> None:
     rows = published_two(arena, fake)
@@ -174,6 +177,7 @@ def test_rescore_needs_the_stored_envelopes(arena: Arena, fake: FakeGitHub,
     assert len(ledger_rows(root)) == 2  # labels unchanged: nothing to correct
 
 
+@pytest.mark.slow
 def test_pipeline_runs_without_the_heavy_extras(tmp_path: Path) -> None:
     """The workflows install core dependencies only: the CI verbs must not import torch,
     torch-geometric, RDKit or any test-only package."""

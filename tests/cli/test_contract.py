@@ -185,6 +185,7 @@ def _variants(sub: Path, comp: Path, keypair, tmp_path: Path):
     yield "no-envelope", folder("noenv", enc_bytes=None), "alice", 1, "not found"
 
 
+@pytest.mark.slow
 def test_every_bad_input_is_rejected_and_ledger_unchanged(submission, demo_competition,
                                                           keypair, tmp_path, capsys):
     ledger = tmp_path / "ledger.jsonl"
@@ -256,6 +257,7 @@ def test_lint_demo_competition(demo_competition, capsys):
     assert "hidden labels leak" in out
 
 
+@pytest.mark.slow
 def test_demo_command_runs_and_ranks_ties(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-m", "evaluator.cli", "demo", "--workdir",
@@ -272,6 +274,7 @@ def test_demo_command_runs_and_ranks_ties(tmp_path):
     assert "&lt;b&gt;" in md.read_text()
 
 
+@pytest.mark.slow
 def test_scoring_path_imports_no_torch():
     code = ("import sys, evaluator.cli, evaluator.pipeline.evaluate, evaluator.render.boards, "
             "evaluator.authoring.lint;"

@@ -34,6 +34,7 @@ def predictions(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_participant_and_maintainer_flow(shared_secrets, predictions, tmp_path, capsys):
     code, out, err = run(capsys, "check", "--competition", CORA, predictions)
     assert code == 0 and "1000 rows" in out, err

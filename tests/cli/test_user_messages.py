@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evaluator.authoring.demo import predict_label_propagation
 from evaluator.cli import PLUGINS, VERBS, build_parser
 from evaluator.submission import envelope, keys
@@ -67,6 +69,7 @@ def test_version_and_help_import_no_heavy_modules():
         assert "LOADED []" in done.stdout, done.stdout
 
 
+@pytest.mark.slow
 def test_check_imports_no_networkx(demo_competition):
     sample = demo_competition / "data" / "sample_submission.csv"
     probe = ("import sys; from evaluator.cli import main;\n"
@@ -211,6 +214,7 @@ def test_ledger_list_show_and_second_withdrawal(demo_competition, keypair, tmp_p
 
 
 # ------------------------------------------------------------------ 7. keys reseal
+@pytest.mark.slow
 def test_keys_reseal_rotates_labels_without_raw_data(demo_competition, keypair, tmp_path,
                                                      capsys):
     new_dir = tmp_path / "new"

@@ -68,6 +68,7 @@ def test_lint_takes_a_slug_a_folder_and_a_track_board(demo_competition, monkeypa
     assert "graph-coding: " in out and "not found" not in err, err
 
 
+@pytest.mark.slow
 def test_ledger_verbs_take_a_folder_as_well_as_a_slug(demo_competition, keypair, tmp_path,
                                                       monkeypatch, capsys):
     """`ledger rescore competitions/grape` used to look in competitions/competitions/grape."""
@@ -238,6 +239,7 @@ def test_readme_check_prints_a_command_that_runs_from_a_spaced_path(tmp_path, ca
     assert _pasted(err, "gnncb competition readme") == ["competition", "readme", "gnn-cora"]
 
 
+@pytest.mark.slow
 def test_code_judge_next_command_survives_a_space_and_the_report_explains_itself(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_CACHE", str(tmp_path / "cache"))

@@ -63,6 +63,7 @@ def test_paper_plan_mirrors_the_published_breakdown() -> None:
                              for s in ("connected", "disconnected", "cyclic", "acyclic")}
 
 
+@pytest.mark.slow
 def test_generate_is_deterministic_and_records_provenance(tmp_path: Path, capsys) -> None:
     a, b = tmp_path / "a" / "twin", tmp_path / "b" / "twin"  # a set is named after its folder
     for out, jobs in ((a, "1"), (b, "2")):
@@ -99,6 +100,7 @@ def test_generate_is_deterministic_and_records_provenance(tmp_path: Path, capsys
     assert "different case set" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_judge_and_report_on_a_fresh_clone(tmp_path: Path, cache: Path, capsys) -> None:
     """No --cases: the practice set is generated into the cache for just these problems."""
     run_dir = tmp_path / "run"
@@ -171,6 +173,7 @@ def test_significance_prefers_problem_level_evidence() -> None:
     assert result["permutation"]["p"] >= 0.09
 
 
+@pytest.mark.slow
 def test_submit_score_writes_one_ledger_row(tmp_path: Path, capsys) -> None:
     solutions = tmp_path / "solutions"
     solutions.mkdir()
@@ -213,6 +216,7 @@ def test_submit_score_rejects_a_bad_submission(tmp_path: Path, capsys) -> None:
     assert "match no problem" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_import_grapheval_flags_known_wrong_labels(tmp_path: Path, capsys) -> None:
     if not GRAPHEVAL.is_dir():

@@ -205,6 +205,7 @@ def published(pid: str) -> list:
     return list(iter_published_cases(DATASET, PROBLEMS[pid]))
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_dataset
 @pytest.mark.parametrize("pid", sorted(PUBLISHED))
@@ -384,6 +385,7 @@ def test_loader_repairs_the_known_defects_and_warns_on_others(tmp_path):
         parse_line("[1, 2")
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_dataset
 def test_loader_repairs_the_two_malformed_published_lines():
@@ -433,6 +435,7 @@ def generated(pid: str) -> tuple[list[tuple[str, dict]], list[str]]:
     return cases, empty
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pid", sorted(SPEC))
 def test_build_case_fits_the_contract_and_the_reference_is_pure(pid):
     problem = PROBLEMS[pid]
@@ -709,6 +712,7 @@ def brute_force_tree_count(pairs: list[list[int]]) -> int:
     return min(count, 2)
 
 
+@pytest.mark.slow
 def test_lc1719_matches_brute_force_on_small_inputs():
     rng = random.Random(4)
     check_ways = PROBLEMS["lc1719"].reference

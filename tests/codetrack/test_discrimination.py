@@ -97,6 +97,7 @@ def test_every_problem_has_mutants_and_every_rule_a_mutant() -> None:
             assert name in mutants, (pid, name)
 
 
+@pytest.mark.slow
 def test_every_mutant_fails_some_case_and_the_reference_none(generated: CaseSet) -> None:
     figures = measure(generated)
     for pid in FAST:
@@ -105,6 +106,7 @@ def test_every_mutant_fails_some_case_and_the_reference_none(generated: CaseSet)
             assert share < 1.0, f"{pid}: the mutant '{name}' passes every case"
 
 
+@pytest.mark.slow
 def test_the_rules_a_hurried_solution_forgets_are_exercised(generated: CaseSet) -> None:
     # lc2508: two odd nodes already joined, fixable only through a third node
     third_node = false_with_few_odd = 0
@@ -161,6 +163,7 @@ def test_equal_size_shares_and_the_verdict() -> None:
     assert rows[1][4:7] == ["0.5", "2.5 / 2.5 (40)", "yes at 40"]
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_table(generated: CaseSet, capsys: pytest.CaptureFixture) -> None:
     assert main(["code", "discrimination", "--cases", str(generated.path), "--problems",
                  "lc2508,lc207"]) == 0

@@ -55,6 +55,7 @@ def edge_set(G: nx.Graph) -> list:
     return sorted(G.edges())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", CELLS, ids=cell_id)
 def test_subcategory_property_holds_on_many_seeds(cell):
     cat, sub, directed = cell
@@ -196,6 +197,7 @@ def test_graph_stats_on_a_known_graph():
     assert not graph_stats(nx.path_graph(5))["has_cycle"]
 
 
+@pytest.mark.slow
 def test_regular_disconnected_fits_its_blocks_for_every_small_n():
     """Regression: an odd degree needs even-sized blocks, so 22 nodes hold at most two blocks
     of >= 7 (rounded up to 8); the generator used to ask for three and raised "cannot split 22
@@ -237,6 +239,7 @@ def _twice(tmp_path: Path, **settings: object) -> tuple[dict, dict]:
     return _set_bytes(one.path), _set_bytes(two.path)
 
 
+@pytest.mark.slow
 def test_a_seed_gives_byte_identical_sets_for_a_sample_of_problems(tmp_path: Path) -> None:
     first, second = _twice(tmp_path, per_cell=1, problems=SAMPLE)
     assert len(first) == 2 * len(SAMPLE) + 1

@@ -18,10 +18,10 @@ from evaluator.cli import main
 from tests.helpers.paths import REPO
 
 FULL = sandbox.detect_isolation()
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (FULL.sandboxed and FULL.unprivileged),
     reason=f"needs full sandbox isolation (root + unshare); here: {FULL.level}",
-)
+)]
 HEADER = "class Solution:\n    def canFinish(self, numCourses, prerequisites):\n"
 
 

@@ -29,6 +29,8 @@ from evaluator.codetrack.judge import (
 )
 from evaluator.codetrack.problem import Problem, all_problems
 
+pytestmark = pytest.mark.slow
+
 FULL = sandbox.detect_isolation()
 needs_isolation = pytest.mark.skipif(
     not (FULL.sandboxed and FULL.unprivileged),

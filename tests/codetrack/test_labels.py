@@ -67,6 +67,7 @@ def check_every_case(case_set: CaseSet) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_labels_and_statistics_hold_on_the_reshaped_inputs(tmp_path: Path) -> None:
     case_set = generate_case_set(tmp_path / "set", plan="full", per_cell=1, problems=RESHAPING)
     plan = make_plan("full", [all_problems()[p] for p in RESHAPING], 1)

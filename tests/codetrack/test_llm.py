@@ -230,6 +230,7 @@ def test_correct_solution_first_try_lands_a_code_track_ledger_row(tmp_path, http
     assert API_KEY not in all_text(tmp_path / "runs")
 
 
+@pytest.mark.slow
 def test_wrong_solution_is_fixed_from_visible_failures_only(tmp_path, httpserver):
     llm = ScriptedLLM(httpserver, [ALWAYS_TRUE, CORRECT])
     assert main(openai_args(tmp_path, llm)) == 0
@@ -276,6 +277,7 @@ def test_answer_without_code_fails_without_a_ledger_row(tmp_path, httpserver, ca
     assert "1 failed" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_infinite_loop_ends_as_timeouts_on_visible_and_hidden_cases(tmp_path, httpserver):
     llm = ScriptedLLM(httpserver, [INFINITE_LOOP])
     assert main(openai_args(tmp_path, llm, "--repairs", "0")) == 0
@@ -289,6 +291,7 @@ def test_infinite_loop_ends_as_timeouts_on_visible_and_hidden_cases(tmp_path, ht
     assert row["scores"]["passed"] == 0 and row["scores"]["pass_rate"] == 0.0
 
 
+@pytest.mark.slow
 def test_replay_reproduces_the_recorded_run_offline(tmp_path, httpserver, capsys):
     llm = ScriptedLLM(httpserver, [ALWAYS_TRUE, CORRECT])
     recordings = tmp_path / "recordings"
@@ -372,6 +375,7 @@ def test_recorded_unloadable_answer_is_invalid_and_its_repeat_stops_the_loop(
     assert md_escape("1:other_code_error 2:other_code_error(r)") in markdown
 
 
+@pytest.mark.slow
 def test_recorded_lc1971_answer_is_judged_valid_and_lands_a_row(tmp_path, httpserver, capsys):
     """Qwen's lc1971 BFS answer (code in a fence inside an unclosed <plan>) solves it."""
     llm = ScriptedLLM(httpserver, [recorded_text("7a066c0b")])

@@ -142,6 +142,7 @@ def test_the_tables_cover_every_problem_and_25_are_consistent():
     assert len(CONSISTENT) == 25
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("pid", sorted(SECTION4))
 def test_summary_figures_match_section_4(imported: CaseSet, pid: str):
@@ -156,6 +157,7 @@ def test_summary_figures_match_section_4(imported: CaseSet, pid: str):
         assert summary[key] == value
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("pid", sorted(SECTION4))
 def test_affected_and_repaired_cases_match_section_3(imported: CaseSet, pid: str):
@@ -174,6 +176,7 @@ def test_affected_and_repaired_cases_match_section_3(imported: CaseSet, pid: str
         assert summary["label_class"] == want
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_cases_carry_both_views_and_their_flags(imported: CaseSet):
     """Each case keeps its label ("as published") and, where one exists, the truth
@@ -195,6 +198,7 @@ def test_cases_carry_both_views_and_their_flags(imported: CaseSet):
     assert all(b < c.label for b, c in zip(bounds, lc2603, strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_the_cli_table_shows_affected_and_repaired(imported: CaseSet):
     rows = {r["problem"]: r for r in agreement_table(imported)}
@@ -205,6 +209,7 @@ def test_the_cli_table_shows_affected_and_repaired(imported: CaseSet):
     assert re.search(r"lc2467 +220 +100\.0% +220/220 +0 +58 +-$", lines["lc2467"])
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_case_files_hold_the_truth_as_judged(imported: CaseSet):
     """The stored arguments are the ones read (lc2050 shifted to 1..n, lc1782 one node more)."""

@@ -137,6 +137,7 @@ def test_contract_helpers_reject_malformed_graphs():
     assert not is_forest(3, [[0, 1], [1, 2], [2, 0]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pid", UNDIRECTED)
 def test_build_case_honours_contract_and_reference_is_pure(pid):
     problem, mod = PROBLEMS[pid], module(pid)
@@ -552,6 +553,7 @@ def disagreements(pid: str) -> list[tuple[PublishedCase, Any, bool]]:
     return [(c, a, i) for c, a, i in published(pid) if not checker(c.args, c.label, a).ok]
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_data
 @pytest.mark.parametrize("pid", UNDIRECTED)
@@ -563,6 +565,7 @@ def test_published_labels_agree_as_the_spec_reports(pid):
     assert wrong == (agree < total or inside < total)
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_data
 def test_lc1192_labels_list_bridges_of_node_n_minus_1_component_only():
@@ -581,6 +584,7 @@ def test_lc1192_labels_list_bridges_of_node_n_minus_1_component_only():
         assert PROBLEMS["lc1192"].checker(case.args, case.label, list(nx.bridges(G))).ok
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_data
 def test_lc1782_labels_need_one_extra_node():
@@ -641,6 +645,7 @@ def test_lc2508_wrong_labels_are_the_self_loop_cases():
         assert any(u == v for u, v in case.args["edges"])
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 @needs_data
 def test_lc2603_non_tree_labels_are_infeasible_or_not_minimal():

@@ -49,6 +49,7 @@ def _agent_args(keypair, competition: Path, tmp_path: Path, agent: Path, *extra:
             "--wall-seconds", "60", *UNSANDBOXED_FLAGS, *extra]
 
 
+@pytest.mark.slow
 def test_scripted_agent_repairs_itself_and_lands_a_ledger_row(keypair, demo_competition,
                                                               tmp_path, capsys):
     agent = tmp_path / "agent.py"
@@ -104,6 +105,7 @@ TRAP_AGENT = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "deep-directory"])
 @needs_sandbox
 def test_feedback_write_back_follows_nothing_the_agent_left(keypair, demo_competition,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from evaluator.cli import main
 from evaluator.llm.report import build_report
 from tests.helpers.llm import (
@@ -36,6 +38,7 @@ def _comparable(rows: list[dict]) -> list[tuple]:
                    r["declared"]["llm"]["repair_depth"]) for r in rows)
 
 
+@pytest.mark.slow
 def test_recorded_campaign_resumes_and_replays_to_the_same_ledger_rows(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
@@ -82,6 +85,7 @@ def test_recorded_campaign_resumes_and_replays_to_the_same_ledger_rows(
     assert len(report["template_hashes"]) == 1
 
 
+@pytest.mark.slow
 def test_sealed_without_key_then_scored_by_the_merge_step(keypair, demo_competition, tmp_path,
                                                          httpserver, monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
@@ -105,6 +109,7 @@ def test_sealed_without_key_then_scored_by_the_merge_step(keypair, demo_competit
     assert report["models"]["silent"]["run_failure_modes"] == {"response_format": 1}
 
 
+@pytest.mark.slow
 def test_a_campaign_cannot_change_its_protocol(keypair, demo_competition, tmp_path, httpserver,
                                                monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)

@@ -144,6 +144,7 @@ def test_memory_hog_ends_with_memory(keypair, demo_competition, tmp_path, httpse
     assert "MemoryError" in (run / "attempt-1" / "stderr.txt").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("limits", "reason", "outcome"), [
     ({"wall_seconds": 2}, "timeout", "stopped at the wall-clock limit of 2 seconds"),
     ({"cpu_seconds": 1}, "cpu", "stopped at the CPU-time limit of 1 seconds"),
@@ -158,6 +159,7 @@ def test_infinite_loop_is_stopped(keypair, demo_competition, tmp_path, httpserve
     assert summary["status"] == "failed" and summary["failure"]["mode"] == "timeout"
 
 
+@pytest.mark.slow
 def test_inode_flood_ends_with_quota_and_leaves_the_host_bounded(keypair, demo_competition,
                                                                  tmp_path, httpserver):
     """300,000 files were once accepted; the workspace quota (100,000 inodes) stops them."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from evaluator.authoring.demo import predict_logistic
 from evaluator.cli import main
@@ -39,6 +40,7 @@ def _all_files_text(folder: Path) -> str:
                      if p.is_file())
 
 
+@pytest.mark.slow
 def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, httpserver,
                                            monkeypatch, capsys):
     llm = ScriptedLLM(httpserver, [GOOD])
@@ -85,6 +87,7 @@ def test_correct_answer_lands_a_ledger_row(keypair, demo_competition, tmp_path, 
     assert API_KEY not in _all_files_text(tmp_path / "runs")
 
 
+@pytest.mark.slow
 def test_broken_answer_is_repaired_from_its_traceback(keypair, demo_competition, tmp_path,
                                                      httpserver, monkeypatch):
     llm = ScriptedLLM(httpserver, [BROKEN, MAJORITY])
@@ -147,6 +150,7 @@ def test_valid_file_from_a_crashing_program_does_not_count(keypair, demo_competi
     assert attempt["exit_reason"] == "error" and not attempt["valid"]
 
 
+@pytest.mark.slow
 def test_repair_budget_is_at_most_five(keypair, demo_competition, tmp_path, httpserver,
                                        monkeypatch, capsys):
     # distinct programs: an answer repeating an earlier one would stop the loop early
@@ -160,6 +164,7 @@ def test_repair_budget_is_at_most_five(keypair, demo_competition, tmp_path, http
     assert "allows 0 to 5 repairs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_finished_run_is_not_overwritten(keypair, demo_competition, tmp_path, httpserver,
                                            monkeypatch, capsys):
     llm = ScriptedLLM(httpserver, [MAJORITY, MAJORITY])

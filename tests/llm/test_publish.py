@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from evaluator.cli import main
 from tests.helpers.llm import API_KEY, MAJORITY, UNSANDBOXED_FLAGS, ScriptedLLM
 
@@ -32,6 +34,7 @@ def make_origin(tmp_path: Path, competition: Path) -> Path:
     return work
 
 
+@pytest.mark.slow
 def test_score_then_publish_lands_rows_on_origin(keypair, demo_competition, tmp_path,
                                                  httpserver, monkeypatch, capsys):
     work = make_origin(tmp_path, demo_competition)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 import yaml
 
 from evaluator.cli import main
@@ -30,6 +31,7 @@ def _rows(path):
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_a_run_over_its_llm_quota_makes_no_model_call(keypair, demo_competition, tmp_path,
                                                       httpserver, monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
@@ -74,6 +76,7 @@ def test_a_closed_competition_makes_no_model_call(keypair, demo_competition, tmp
     assert "submissions are no longer accepted" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_local_runs_default_to_a_scratch_ledger(keypair, demo_competition, tmp_path,
                                                 httpserver, monkeypatch, capsys):
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)

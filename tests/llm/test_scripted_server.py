@@ -11,6 +11,7 @@ import pytest
 from tests.helpers.llm import API_KEY, ScriptedLLM
 
 
+@pytest.mark.slow
 def test_scripted_server_speaks_openai_chat_completions(httpserver):
     """The official client accepts the server's answers, so it is a faithful stand-in."""
     openai = pytest.importorskip("openai")

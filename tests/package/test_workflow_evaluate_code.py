@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from tests.package.test_workflows import (
+from tests.package.workflow_rules import (
     RULES,
     WORKFLOW_DIR,
-    _job_secrets,
-    _writes,
-    _zizmor,
+    job_secrets,
     load,
     steps,
     triggers,
+    write_permissions,
+    zizmor,
 )
 
 PATH = WORKFLOW_DIR / "evaluate-code.yml"
@@ -51,10 +51,10 @@ def test_no_secret_anywhere_and_judge_is_read_only(wf: dict[str, Any]) -> None:
     assert "secrets." not in PATH.read_text(encoding="utf-8")
     jobs = wf["jobs"]
     assert set(jobs) == {"judge", "publish"}
-    assert all(_job_secrets(job) == set() for job in jobs.values())
+    assert all(job_secrets(job) == set() for job in jobs.values())
     assert jobs["judge"]["permissions"] == {"contents": "read", "pull-requests": "read"}
     assert "environment" not in jobs["judge"]
-    assert set(_writes(jobs["publish"])) == {"contents", "pull-requests", "issues"}
+    assert set(write_permissions(jobs["publish"])) == {"contents", "pull-requests", "issues"}
     assert jobs["publish"]["needs"] == "judge"
 
 
@@ -98,7 +98,7 @@ def test_install_has_no_torch(wf: dict[str, Any]) -> None:
 
 
 def test_zizmor_reports_nothing_above_low_on_this_workflow() -> None:
-    exe = _zizmor()
+    exe = zizmor()
     if exe is None:
         pytest.skip("zizmor is not installed (pip install zizmor)")
     proc = subprocess.run([exe, "--offline", "--format", "json", str(PATH)],

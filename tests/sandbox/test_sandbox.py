@@ -34,8 +34,9 @@ from evaluator.sandbox import (
 )
 from evaluator.sandbox import cgroup as sandbox_cgroup
 from evaluator.sandbox import judge as sandbox_judge
+from tests.helpers.paths import REPO
 
-REPO = Path(sandbox.__file__).resolve().parents[2]  # evaluator/sandbox/__init__.py
+pytestmark = pytest.mark.slow
 ISOLATION = sandbox.detect_isolation()
 needs_sandbox = pytest.mark.skipif(
     not ISOLATION.sandboxed, reason=f"no isolation on this machine: {ISOLATION.detail}"
