@@ -2,8 +2,8 @@
 
 Why a test and not only a CI step: CI runs pytest (`.ci/run`), so the type check fails a pull
 request exactly as a failing test does, and a developer runs the same check with
-`pytest tests/package/test_typecheck.py`. Why the coverage and the ignores are checked too: shrinking
-the checked files or silencing an error without saying why would also give "no error".
+`pytest tests/package/test_typecheck.py`. Why the coverage and the ignores are checked too:
+shrinking the checked files or silencing an error without saying why would also give "no error".
 """
 
 from __future__ import annotations
