@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from evaluator import settings
 from evaluator.commands import GROUPS
@@ -113,20 +115,26 @@ def _run_url(args: argparse.Namespace) -> str | None:
     return None
 
 
-def cmd_pr_publish(args: argparse.Namespace) -> int:
-    from evaluator.ci.predictions.publish import publish_result
-    from evaluator.ci.result import read_result
-
+def _publish(args: argparse.Namespace, read: Callable[[Path], Any],
+             publish: Callable[..., Any]) -> int:
+    """Phase 2 of either pipeline: the verdict file must be this PR's, then record and answer."""
     root = args.root or repo_root()
-    result = read_result(args.result)
+    result = read(args.result)
     if result.pr != args.pr:
         raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
     client = _client(args)
     git_env = push_env(root, args.remote)
-    publish_result(client, result, root=root, remote=args.remote,
-                   branch=args.branch or client.default_branch(), bot_login=args.bot_login,
-                   server_url=args.server_url, run_url=_run_url(args), git_env=git_env)
+    publish(client, result, root=root, remote=args.remote,
+            branch=args.branch or client.default_branch(), bot_login=args.bot_login,
+            server_url=args.server_url, run_url=_run_url(args), git_env=git_env)
     return 0
+
+
+def cmd_pr_publish(args: argparse.Namespace) -> int:
+    from evaluator.ci.predictions.publish import publish_result
+    from evaluator.ci.result import read_result
+
+    return _publish(args, read_result, publish_result)
 
 
 def cmd_code_score(args: argparse.Namespace) -> int:
@@ -153,14 +161,4 @@ def cmd_code_publish(args: argparse.Namespace) -> int:
     from evaluator.ci.code.publish import publish_code_result
     from evaluator.ci.code.result import read_code_result
 
-    root = args.root or repo_root()
-    result = read_code_result(args.result)
-    if result.pr != args.pr:
-        raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
-    client = _client(args)
-    git_env = push_env(root, args.remote)
-    publish_code_result(client, result, root=root, remote=args.remote,
-                        branch=args.branch or client.default_branch(),
-                        bot_login=args.bot_login, server_url=args.server_url,
-                        run_url=_run_url(args), git_env=git_env)
-    return 0
+    return _publish(args, read_code_result, publish_code_result)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -123,6 +123,13 @@ def parse_metadata(data: bytes, *, filename: str = "metadata.json") -> Metadata:
     if len(data) > MAX_METADATA_BYTES:
         raise Rejection(f"{filename} is larger than {MAX_METADATA_BYTES} bytes",
                         code="invalid-metadata")
+    return _validated(json_object(data, filename),
+                      f"{filename} does not match the metadata schema")
+
+
+def json_object(data: bytes, filename: str) -> dict[str, Any]:
+    """A participant's metadata file as one JSON object, or a rejection saying what is wrong
+    (shared by both tracks' metadata: the same hostile-JSON rules apply to each)."""
     try:
         raw = jsonsafe.loads_bytes(data)
     except jsonsafe.UntrustedJSON as err:
@@ -130,17 +137,21 @@ def parse_metadata(data: bytes, *, filename: str = "metadata.json") -> Metadata:
                         code="invalid-metadata") from None
     if not isinstance(raw, dict):
         raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
-    return _validated(raw, f"{filename} does not match the metadata schema")
+    return raw
 
 
-def _validated(raw: dict, headline: str) -> Metadata:
+def schema_problems(err: ValidationError) -> str:
+    """One indented line per field a metadata file gets wrong, in the participant's words."""
+    return "\n".join(f"  - {'.'.join(map(str, e['loc'])) or '(top level)'}: "
+                     f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
+
+
+def _validated(raw: dict[str, Any], headline: str) -> Metadata:
     try:
         return Metadata.model_validate(raw)
     except ValidationError as err:
-        problems = "\n".join(
-            f"  - {'.'.join(map(str, e['loc'])) or '(top level)'}: "
-            f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
-        raise Rejection(f"{headline}:\n{problems}", code="invalid-metadata") from None
+        raise Rejection(f"{headline}:\n{schema_problems(err)}",
+                        code="invalid-metadata") from None
 
 
 def dump_metadata(meta: Metadata) -> str:

@@ -21,8 +21,7 @@ from evaluator.ci.github import ChangedFile, GitHubClient, TreeEntry
 from evaluator.ci.guards import checked_entry
 from evaluator.codetrack.board import CodeBoard
 from evaluator.errors import Rejection
-from evaluator.submission.metadata import STRICT
-from evaluator.util import jsonsafe
+from evaluator.submission.metadata import STRICT, json_object, schema_problems
 
 
 def _check_total(total: int, board: CodeBoard) -> None:
@@ -101,20 +100,12 @@ def parse_code_metadata(data: bytes | None, author: str,
                         filename: str = METADATA) -> CodeMetadata:
     if data is None:
         return CodeMetadata()
-    try:
-        raw = jsonsafe.loads_bytes(data)
-    except jsonsafe.UntrustedJSON as err:
-        raise Rejection(f"{filename} is not acceptable JSON: {err}",
-                        code="invalid-metadata") from None
-    if not isinstance(raw, dict):
-        raise Rejection(f"{filename} must hold a JSON object", code="invalid-metadata")
+    raw = json_object(data, filename)
     try:
         meta = CodeMetadata.model_validate(raw)
     except ValidationError as err:
-        lines = "\n".join(f"  - {'.'.join(map(str, e['loc'])) or '(top level)'}: "
-                          f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
-        raise Rejection(f"{filename} does not match the code-track metadata schema:\n{lines}",
-                        code="invalid-metadata") from None
+        raise Rejection(f"{filename} does not match the code-track metadata schema:\n"
+                        f"{schema_problems(err)}", code="invalid-metadata") from None
     if meta.participant is not None and meta.participant.lower() != author.lower():
         raise Rejection(f"{filename} names participant {meta.participant!r} but the pull "
                         f"request is by {author!r}", code="invalid-metadata")
