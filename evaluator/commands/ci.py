@@ -42,13 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"${PREVIOUS_KEY_ENV}")
     s.set_defaults(func=cmd_pr_score)
 
-    s = ps.add_parser("publish", help="phase 2: record, render, commit, comment, label, close")
-    _common(s)
-    s.add_argument("--result", type=Path, required=True, help="the result JSON from phase 1")
-    s.add_argument("--remote", default="origin")
-    s.add_argument("--branch", default=None, help="default: the repository's default branch")
-    s.add_argument("--run-url", default=None, help="default: built from GITHUB_* variables")
-    s.set_defaults(func=cmd_pr_publish)
+    _publish_parser(ps, cmd_pr_publish)
 
     p = cs.add_parser("code", help="judge a code-track submission pull request in two phases")
     ps = p.add_subparsers(dest="ci_code_command", metavar="PHASE", required=True)
@@ -62,13 +56,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--jobs", type=int, default=2, help="problems judged in parallel")
     s.set_defaults(func=cmd_code_score)
 
-    s = ps.add_parser("publish", help="phase 2: record, render, commit, comment, label, close")
+    _publish_parser(ps, cmd_code_publish)
+
+
+def _publish_parser(phases: argparse._SubParsersAction, func: Callable[..., int]) -> None:
+    """Phase 2 takes the same options in both pipelines (it holds no key and judges nothing)."""
+    s = phases.add_parser("publish",
+                          help="phase 2: record, render, commit, comment, label, close")
     _common(s)
     s.add_argument("--result", type=Path, required=True, help="the result JSON from phase 1")
     s.add_argument("--remote", default="origin")
     s.add_argument("--branch", default=None, help="default: the repository's default branch")
     s.add_argument("--run-url", default=None, help="default: built from GITHUB_* variables")
-    s.set_defaults(func=cmd_code_publish)
+    s.set_defaults(func=func)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
