@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -61,6 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "then competitions/)")
     s.add_argument("--rows-out", type=Path,
                    help="write the ledger rows this step produced (JSONL), for `llm publish`")
+    s.add_argument("--expect-models", metavar="M,M",
+                   help="with --expect-competitions: the planned pairs; a pair without a "
+                        "finished run (its job died) is recorded as a platform error")
+    s.add_argument("--expect-competitions", metavar="SLUG,SLUG",
+                   help="competition slugs of the planned pairs (see --expect-models)")
     s.set_defaults(func=cmd_score)
 
     pub = ls.add_parser("publish", help="commit scored rows + envelopes + leaderboards "
@@ -265,6 +271,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from evaluator.llm.runlog import SEALED, find_runs, read_summary
     from evaluator.llm.submit import score_run
 
+    lost = _record_unfinished(args)
     runs = find_runs(args.runs)
     if not runs:
         raise ConfigError(f"{args.runs}: no run folders (*/*/summary.json) found")
@@ -285,7 +292,37 @@ def cmd_score(args: argparse.Namespace) -> int:
                                  encoding="utf-8")
         print(f"wrote {len(rows)} row(s) to {args.rows_out}")
     print(f"{len(runs)} run(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if counts.get("error"):
+        print(f"{counts['error']} run(s) ended in a platform, provider or sandbox error (not "
+              f"the model's failure{f'; {len(lost)} recorded here' if lost else ''}); the "
+              "others are scored and can be published")
     return 0
+
+
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{1,62}[a-z0-9]")
+
+
+def _record_unfinished(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """`llm score --expect-*`: planned pairs with no finished run become platform errors."""
+    from evaluator.llm.campaign import record_unfinished
+
+    if (args.expect_models is None) != (args.expect_competitions is None):
+        raise ConfigError("--expect-models and --expect-competitions go together (the planned "
+                          "models x competitions)")
+    if args.expect_models is None:
+        return []
+    models = [m.strip() for m in args.expect_models.split(",") if m.strip()]
+    slugs = [c.strip() for c in args.expect_competitions.split(",") if c.strip()]
+    bad = [c for c in slugs if not _SLUG.fullmatch(c)]
+    if not models or not slugs or bad:
+        raise ConfigError(f"--expect-models {args.expect_models!r} --expect-competitions "
+                          f"{args.expect_competitions!r}: need comma-separated model ids and "
+                          f"competition slugs{f' (not a slug: {bad})' if bad else ''}")
+    lost = record_unfinished(args.runs, models, slugs)
+    for summary in lost:
+        print(f"error {summary['model']} x {summary['slug']}: platform error (not the "
+              f"model's failure): {summary['error']}")
+    return lost
 
 
 def cmd_publish(args: argparse.Namespace) -> int:

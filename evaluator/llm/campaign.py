@@ -42,6 +42,7 @@ from evaluator.llm.runlog import (
     read_summary,
     run_dir,
     write_json,
+    write_summary,
 )
 from evaluator.llm.session import Echo, RunOptions, check_isolation
 
@@ -186,6 +187,45 @@ def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOption
             else:
                 pending.append(pair)
     return pending, done
+
+
+PLATFORM = "platform"  # error_kind of a run the platform lost (no summary, or interrupted)
+
+
+def record_unfinished(campaign_dir: Path, models: Sequence[str], slugs: Sequence[str]
+                      ) -> list[dict[str, Any]]:
+    """Record every planned (model, competition) pair that has no finished run as a platform
+    error, and return those summaries.
+
+    Why: in the GitHub workflow each pair is a matrix job; a job that died before writing its
+    summary (installation, lost runner, the 6-hour limit) leaves no run folder at all, and one
+    killed mid-run leaves a summary still `running`. Neither is the model's failure (that is
+    status `failed`, written by the loop), and neither may vanish from the report: both become
+    status `error` with `error_kind: platform`, which `gnncb llm report` lists as a platform
+    error and `gnncb results` does not count against the model. A run already `error` (provider
+    or sandbox problem, written by the run itself) is kept as it is.
+    """
+    campaign_dir = Path(campaign_dir)
+    recorded = []
+    for slug in slugs:
+        for model in models:
+            run = run_dir(campaign_dir.parent, campaign_dir.name, model, slug)
+            summary = read_summary(run)
+            if summary is not None and summary.get("status") != "running":
+                continue
+            if summary is None:
+                why = ("the matrix job for this pair left no run folder: it failed before the "
+                       "run started or before uploading it (installation, runner, time limit)")
+                summary = {"schema": 1, "campaign": campaign_dir.name, "model": model,
+                           "slug": slug}
+            else:
+                why = (f"the run started at {summary.get('started_at', '?')} never finished: "
+                       "its job was stopped (runner lost, time limit or cancelled)")
+            summary.update(status=ERROR, error_kind=PLATFORM, finished_at=now_iso(),
+                           error=why)
+            write_summary(run, summary)
+            recorded.append(summary)
+    return recorded
 
 
 def progress_line(done: int, total: int, summary: dict[str, Any], width: int = 20) -> str:

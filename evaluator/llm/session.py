@@ -45,6 +45,7 @@ from evaluator.llm.submit import (
 from evaluator.sandbox import (
     Isolation,
     Limits,
+    SandboxError,
     SandboxResult,
     SandboxUnavailable,
     detect_isolation,
@@ -366,7 +367,9 @@ class Session:
     def error(self, err: Exception) -> dict[str, Any]:
         """A platform or provider problem: recorded as `error`, retried by a resumed
         campaign, never counted as the model's failure."""
-        self.summary.update(self._totals(), status=ERROR, error=str(err), finished_at=now_iso())
+        kind = "sandbox" if isinstance(err, SandboxError) else "provider"
+        self.summary.update(self._totals(), status=ERROR, error=str(err), error_kind=kind,
+                            finished_at=now_iso())
         write_summary(self.run, self.summary)
         self.echo(f"  error: {str(err).splitlines()[0]}")
         return self.summary
