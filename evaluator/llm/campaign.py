@@ -33,6 +33,7 @@ from evaluator.llm.providers import (
     RecordingStore,
     ReplayProvider,
 )
+from evaluator.llm.replay import settings_record, write_settings
 from evaluator.llm.runlog import (
     ERROR,
     FINISHED,
@@ -65,6 +66,9 @@ class ProviderConfig:
     strict_replay: bool = False
     agent: AgentCommand | None = None
     decoding: Decoding = field(default_factory=Decoding)
+    # replay: this command's options that differ from the recordings' campaign.json, named
+    # in the error when a request matches no recording
+    replay_hints: tuple[str, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         """What goes into campaign.json and reports (never the key itself)."""
@@ -93,7 +97,7 @@ def build_provider(config: ProviderConfig) -> Provider:
         if not Path(config.recordings_dir).is_dir() or len(store) == 0:
             raise ConfigError(f"{config.recordings_dir}: no recordings found; record a campaign "
                               "first with --provider openai --record DIR")
-        return ReplayProvider(store, strict=config.strict_replay)
+        return ReplayProvider(store, strict=config.strict_replay, hints=config.replay_hints)
     raise ConfigError(f"unknown provider {config.kind!r}; choose one of {PROVIDER_KINDS}")
 
 
@@ -167,10 +171,37 @@ def pin_campaign(config: ProviderConfig, options: RunOptions, models: Sequence[s
         if pinned != protocol:
             raise ConfigError(f"{path} pins protocol {pinned}, this command asks for "
                               f"{protocol}; use another --campaign name to change the protocol")
+    settings = campaign_settings(config, options)
     write_json(path, {"campaign": options.campaign, "protocol": protocol,
-                      "provider": config.describe(), "models": list(models),
-                      "competitions": [str(c) for c in competitions], "updated_at": now_iso()})
+                      "settings": settings, "provider": config.describe(),
+                      "models": list(models), "competitions": [str(c) for c in competitions],
+                      "updated_at": now_iso()})
+    record_settings(config, options, settings)
     return path
+
+
+def campaign_settings(config: ProviderConfig, options: RunOptions) -> dict[str, Any]:
+    """Every option a replay needs to send the same requests (evaluator.llm.replay)."""
+    from evaluator.llm.slots import installed_libraries
+
+    limits = options.limits
+    memory = limits.memory_bytes // 1024**2 if limits.memory_bytes is not None else None
+    values = {"prompt": options.variant, "repairs": options.repairs,
+              "temperature": config.decoding.temperature,
+              "max_tokens": config.decoding.max_tokens, "seed": config.decoding.seed,
+              "context_tokens": options.context_tokens, "wall_seconds": limits.wall_seconds,
+              "cpu_seconds": limits.cpu_seconds, "memory_mb": memory}
+    libraries = options.libraries if options.libraries is not None else installed_libraries()
+    return settings_record(values, libraries, options.python)
+
+
+def record_settings(config: ProviderConfig, options: RunOptions,
+                    settings: dict[str, Any] | None = None) -> Path | None:
+    """With --record DIR: write DIR/campaign.json, so a replay of DIR needs no options."""
+    if config.kind != "openai" or config.record_dir is None:
+        return None
+    return write_settings(config.record_dir, options.campaign,
+                          settings or campaign_settings(config, options), config.describe())
 
 
 def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOptions
