@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -17,7 +18,6 @@ from typing import Any
 from evaluator.commands._options import (
     add_endpoint_options,
     add_sampling_options,
-    context_tokens_option,
     track_boards,
 )
 from evaluator.errors import ConfigError
@@ -61,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "then competitions/)")
     s.add_argument("--rows-out", type=Path,
                    help="write the ledger rows this step produced (JSONL), for `llm publish`")
+    s.add_argument("--expect-models", metavar="M,M",
+                   help="with --expect-competitions: the planned pairs; a pair without a "
+                        "finished run (its job died) is recorded as a platform error")
+    s.add_argument("--expect-competitions", metavar="SLUG,SLUG",
+                   help="competition slugs of the planned pairs (see --expect-models)")
     s.set_defaults(func=cmd_score)
 
     pub = ls.add_parser("publish", help="commit scored rows + envelopes + leaderboards "
@@ -128,9 +133,46 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                         "leaderboard/ledger.jsonl to record on the repository's")
     g.add_argument("--no-score", action="store_true",
                    help="seal only; score later with `gnncb llm score` (no private key needed)")
+    # None = not given: a replay takes the value recorded in RECORDINGS/campaign.json, any other
+    # run the default (evaluator.llm.replay.DEFAULTS, the same as the help texts say).
+    p.set_defaults(prompt=None, repairs=None, temperature=None, max_tokens=None, seed=None)
 
 
-def _options(args: argparse.Namespace, participant: str | None = None):
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str],
+                                                 dict[str, Any] | None]:
+    """(values of the protocol, decoding, context and limit options; the explicit ones that
+    differ from a replay's recorded campaign.json; the recorded settings or None).
+
+    A replay (`--provider replay --recordings DIR`) reads DIR/campaign.json, written when DIR
+    was recorded, for every option not given here, so it sends the recorded requests."""
+    from evaluator.llm.replay import environment_notes, read_settings, resolve
+    from evaluator.llm.slots import installed_libraries
+
+    names = ("prompt", "repairs", "temperature", "max_tokens", "context_tokens",
+             "wall_seconds", "cpu_seconds", "memory_mb")
+    explicit = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
+    if args.no_seed:
+        explicit["seed"] = None
+    elif args.seed is not None:
+        explicit["seed"] = args.seed
+    recorded = None
+    if args.provider == "replay" and args.recordings is not None:
+        recorded = read_settings(args.recordings)
+    values, differs = resolve(explicit, recorded)
+    if recorded is not None:
+        taken = ", ".join(f"{k}={recorded[k]}" for k in values if k not in explicit)
+        _echo(f"replay: settings from {args.recordings}/campaign.json: {taken or 'none'}"
+              + (f"; given here instead: {', '.join(differs)}" if differs else ""))
+        notes = environment_notes(recorded, installed_libraries())
+        if notes:
+            _echo("replay: the prompt states the recorded environment; the recorded programs "
+                  "run on this one, which differs: " + "; ".join(notes))
+    return values, differs, recorded
+
+
+def _options(args: argparse.Namespace, settings: tuple[dict[str, Any], list[str],
+                                                       dict[str, Any] | None],
+             participant: str | None = None):
     from evaluator.llm.costs import load_prices
     from evaluator.llm.execute import LimitOverrides
     from evaluator.llm.session import RunOptions
@@ -145,15 +187,22 @@ def _options(args: argparse.Namespace, participant: str | None = None):
         raise ConfigError(f"{key_path}: cannot read the platform public key: {err.strerror}"
                           ) from None
     keys.load_public_key(public_pem, source=str(key_path))
+    values, _, recorded = settings
+    memory_mb = values["memory_mb"]
     limits = LimitOverrides(
-        wall_seconds=args.wall_seconds, cpu_seconds=args.cpu_seconds,
-        memory_bytes=args.memory_mb * MIB if args.memory_mb is not None else None)
+        wall_seconds=values["wall_seconds"], cpu_seconds=values["cpu_seconds"],
+        memory_bytes=memory_mb * MIB if memory_mb is not None else None)
+    if values["context_tokens"] is not None and values["context_tokens"] < 1:
+        raise ConfigError(f"--context-tokens {values['context_tokens']}: must be positive")
+    libraries = None if recorded is None else tuple(
+        (str(n), str(v)) for n, v in recorded["libraries"])
     return RunOptions(
         public_key_pem=public_pem, campaign=args.campaign, runs_root=args.runs,
-        variant=args.prompt, repairs=args.repairs, limits=limits,
+        variant=values["prompt"], repairs=values["repairs"], limits=limits,
         require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
         prices=load_prices(args.prices) if args.prices else None, participant=participant,
-        context_tokens=context_tokens_option(args), ledger=run_ledger(args))
+        context_tokens=values["context_tokens"], ledger=run_ledger(args), libraries=libraries,
+        python=None if recorded is None else recorded.get("python"))
 
 
 def run_ledger(args: argparse.Namespace) -> Path:
@@ -165,7 +214,8 @@ def run_ledger(args: argparse.Namespace) -> Path:
     return Path(args.runs) / args.campaign / "ledger.jsonl"
 
 
-def _provider_config(args: argparse.Namespace):
+def _provider_config(args: argparse.Namespace, settings: tuple[dict[str, Any], list[str],
+                                                               dict[str, Any] | None]):
     from evaluator.llm.agent import AgentCommand
     from evaluator.llm.campaign import ProviderConfig
     from evaluator.llm.loop import Decoding
@@ -176,14 +226,15 @@ def _provider_config(args: argparse.Namespace):
             raise ConfigError("--provider agent needs --agent-command 'CMD ARGS'")
         agent = AgentCommand(tuple(shlex.split(args.agent_command)),
                              tuple(p.resolve() for p in args.agent_mount))
-    if args.max_tokens < 1:
-        raise ConfigError(f"--max-tokens {args.max_tokens}: must be positive")
+    values, differs, _ = settings
+    if values["max_tokens"] < 1:
+        raise ConfigError(f"--max-tokens {values['max_tokens']}: must be positive")
     return ProviderConfig(
         kind=args.provider, base_url=args.base_url, api_key_env=args.api_key_env,
         timeout=args.timeout, retries=args.retries, record_dir=args.record,
         recordings_dir=args.recordings, strict_replay=args.strict_replay, agent=agent,
-        decoding=Decoding(temperature=args.temperature, max_tokens=args.max_tokens,
-                          seed=None if args.no_seed else args.seed))
+        decoding=Decoding(temperature=values["temperature"], max_tokens=values["max_tokens"],
+                          seed=values["seed"]), replay_hints=tuple(differs))
 
 
 def _scorer(args: argparse.Namespace):
@@ -227,13 +278,15 @@ def _print_outcome(summary: dict[str, Any]) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from evaluator.llm.campaign import run_pair
+    from evaluator.llm.campaign import record_settings, run_pair
     from evaluator.llm.runlog import run_dir
 
     competition = resolve_competition(args.competition)
-    options = _options(args, participant=args.participant)
-    config = _provider_config(args)
+    settings = _settings(args)
+    options = _options(args, settings, participant=args.participant)
+    config = _provider_config(args, settings)
     scorer = _scorer(args)  # fail on a missing private key before spending tokens
+    record_settings(config, options)  # with --record DIR: DIR/campaign.json, for replays
     summary = run_pair(config, competition, args.model, options, echo=_echo)
     run = run_dir(options.runs_root, options.campaign, args.model, summary["slug"])
     if summary["status"] == "sealed" and scorer is not None:
@@ -248,8 +301,9 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
     models = [m.strip() for group in args.models for m in group.split(",") if m.strip()]
     competitions = [resolve_competition(c) for c in args.competitions]
-    options = _options(args)
-    results = run_campaign(models, competitions, _provider_config(args), options,
+    settings = _settings(args)
+    options = _options(args, settings)
+    results = run_campaign(models, competitions, _provider_config(args, settings), options,
                            workers=args.workers, scorer=_scorer(args), echo=_echo)
     states: dict[str, int] = {}
     for summary in results:
@@ -265,6 +319,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from evaluator.llm.runlog import SEALED, find_runs, read_summary
     from evaluator.llm.submit import score_run
 
+    lost = _record_unfinished(args)
     runs = find_runs(args.runs)
     if not runs:
         raise ConfigError(f"{args.runs}: no run folders (*/*/summary.json) found")
@@ -285,7 +340,37 @@ def cmd_score(args: argparse.Namespace) -> int:
                                  encoding="utf-8")
         print(f"wrote {len(rows)} row(s) to {args.rows_out}")
     print(f"{len(runs)} run(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if counts.get("error"):
+        print(f"{counts['error']} run(s) ended in a platform, provider or sandbox error (not "
+              f"the model's failure{f'; {len(lost)} recorded here' if lost else ''}); the "
+              "others are scored and can be published")
     return 0
+
+
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{1,62}[a-z0-9]")
+
+
+def _record_unfinished(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """`llm score --expect-*`: planned pairs with no finished run become platform errors."""
+    from evaluator.llm.campaign import record_unfinished
+
+    if (args.expect_models is None) != (args.expect_competitions is None):
+        raise ConfigError("--expect-models and --expect-competitions go together (the planned "
+                          "models x competitions)")
+    if args.expect_models is None:
+        return []
+    models = [m.strip() for m in args.expect_models.split(",") if m.strip()]
+    slugs = [c.strip() for c in args.expect_competitions.split(",") if c.strip()]
+    bad = [c for c in slugs if not _SLUG.fullmatch(c)]
+    if not models or not slugs or bad:
+        raise ConfigError(f"--expect-models {args.expect_models!r} --expect-competitions "
+                          f"{args.expect_competitions!r}: need comma-separated model ids and "
+                          f"competition slugs{f' (not a slug: {bad})' if bad else ''}")
+    lost = record_unfinished(args.runs, models, slugs)
+    for summary in lost:
+        print(f"error {summary['model']} x {summary['slug']}: platform error (not the "
+              f"model's failure): {summary['error']}")
+    return lost
 
 
 def cmd_publish(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from evaluator.ledger.store import Ledger
 from evaluator.paths import committed_campaigns, competitions_dir, default_ledger
@@ -47,8 +48,26 @@ def _dataset(args: argparse.Namespace) -> dict:
     runs = args.runs
     if runs is None and args.ledger is None and not args.no_committed_runs:
         runs = committed_campaigns()
+    _note_errors(runs or [], load_runs)
     return api.dataset(specs, rows, k_reading=args.k_reading, campaign_dirs=runs,
                        load_runs=load_runs, classify=low_scoring)
+
+
+def _note_errors(campaign_dirs: list[Path], load_runs: Any) -> None:
+    """Say on stderr which campaign runs are not counted because they ended in an error: a
+    platform, provider or sandbox problem is not the model's failure (status `failed` is, and
+    counts as a pair with no valid file), but it must not vanish silently either."""
+    from evaluator.llm.report import error_kind
+    from evaluator.render.results.entries import campaign_runs
+
+    for folder in campaign_dirs:
+        errors = [s for _, s in campaign_runs(Path(folder), load_runs)
+                  if s.get("status") == "error"]
+        for s in errors:
+            print(f"note: {folder}: {s.get('model')} x {s.get('slug')} not counted: "
+                  f"{error_kind(s)} error, not the model's failure: "
+                  f"{str(s.get('error', '')).splitlines()[0] if s.get('error') else '?'}",
+                  file=sys.stderr)
 
 
 def cmd_table(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from evaluator.llm.providers import (
     RecordingStore,
     ReplayProvider,
 )
+from evaluator.llm.replay import settings_record, write_settings
 from evaluator.llm.runlog import (
     ERROR,
     FINISHED,
@@ -42,6 +43,7 @@ from evaluator.llm.runlog import (
     read_summary,
     run_dir,
     write_json,
+    write_summary,
 )
 from evaluator.llm.session import Echo, RunOptions, check_isolation
 
@@ -64,6 +66,9 @@ class ProviderConfig:
     strict_replay: bool = False
     agent: AgentCommand | None = None
     decoding: Decoding = field(default_factory=Decoding)
+    # replay: this command's options that differ from the recordings' campaign.json, named
+    # in the error when a request matches no recording
+    replay_hints: tuple[str, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         """What goes into campaign.json and reports (never the key itself)."""
@@ -92,7 +97,7 @@ def build_provider(config: ProviderConfig) -> Provider:
         if not Path(config.recordings_dir).is_dir() or len(store) == 0:
             raise ConfigError(f"{config.recordings_dir}: no recordings found; record a campaign "
                               "first with --provider openai --record DIR")
-        return ReplayProvider(store, strict=config.strict_replay)
+        return ReplayProvider(store, strict=config.strict_replay, hints=config.replay_hints)
     raise ConfigError(f"unknown provider {config.kind!r}; choose one of {PROVIDER_KINDS}")
 
 
@@ -166,10 +171,37 @@ def pin_campaign(config: ProviderConfig, options: RunOptions, models: Sequence[s
         if pinned != protocol:
             raise ConfigError(f"{path} pins protocol {pinned}, this command asks for "
                               f"{protocol}; use another --campaign name to change the protocol")
+    settings = campaign_settings(config, options)
     write_json(path, {"campaign": options.campaign, "protocol": protocol,
-                      "provider": config.describe(), "models": list(models),
-                      "competitions": [str(c) for c in competitions], "updated_at": now_iso()})
+                      "settings": settings, "provider": config.describe(),
+                      "models": list(models), "competitions": [str(c) for c in competitions],
+                      "updated_at": now_iso()})
+    record_settings(config, options, settings)
     return path
+
+
+def campaign_settings(config: ProviderConfig, options: RunOptions) -> dict[str, Any]:
+    """Every option a replay needs to send the same requests (evaluator.llm.replay)."""
+    from evaluator.llm.slots import installed_libraries
+
+    limits = options.limits
+    memory = limits.memory_bytes // 1024**2 if limits.memory_bytes is not None else None
+    values = {"prompt": options.variant, "repairs": options.repairs,
+              "temperature": config.decoding.temperature,
+              "max_tokens": config.decoding.max_tokens, "seed": config.decoding.seed,
+              "context_tokens": options.context_tokens, "wall_seconds": limits.wall_seconds,
+              "cpu_seconds": limits.cpu_seconds, "memory_mb": memory}
+    libraries = options.libraries if options.libraries is not None else installed_libraries()
+    return settings_record(values, libraries, options.python)
+
+
+def record_settings(config: ProviderConfig, options: RunOptions,
+                    settings: dict[str, Any] | None = None) -> Path | None:
+    """With --record DIR: write DIR/campaign.json, so a replay of DIR needs no options."""
+    if config.kind != "openai" or config.record_dir is None:
+        return None
+    return write_settings(config.record_dir, options.campaign,
+                          settings or campaign_settings(config, options), config.describe())
 
 
 def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOptions
@@ -186,6 +218,45 @@ def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOption
             else:
                 pending.append(pair)
     return pending, done
+
+
+PLATFORM = "platform"  # error_kind of a run the platform lost (no summary, or interrupted)
+
+
+def record_unfinished(campaign_dir: Path, models: Sequence[str], slugs: Sequence[str]
+                      ) -> list[dict[str, Any]]:
+    """Record every planned (model, competition) pair that has no finished run as a platform
+    error, and return those summaries.
+
+    Why: in the GitHub workflow each pair is a matrix job; a job that died before writing its
+    summary (installation, lost runner, the 6-hour limit) leaves no run folder at all, and one
+    killed mid-run leaves a summary still `running`. Neither is the model's failure (that is
+    status `failed`, written by the loop), and neither may vanish from the report: both become
+    status `error` with `error_kind: platform`, which `gnncb llm report` lists as a platform
+    error and `gnncb results` does not count against the model. A run already `error` (provider
+    or sandbox problem, written by the run itself) is kept as it is.
+    """
+    campaign_dir = Path(campaign_dir)
+    recorded = []
+    for slug in slugs:
+        for model in models:
+            run = run_dir(campaign_dir.parent, campaign_dir.name, model, slug)
+            summary = read_summary(run)
+            if summary is not None and summary.get("status") != "running":
+                continue
+            if summary is None:
+                why = ("the matrix job for this pair left no run folder: it failed before the "
+                       "run started or before uploading it (installation, runner, time limit)")
+                summary = {"schema": 1, "campaign": campaign_dir.name, "model": model,
+                           "slug": slug}
+            else:
+                why = (f"the run started at {summary.get('started_at', '?')} never finished: "
+                       "its job was stopped (runner lost, time limit or cancelled)")
+            summary.update(status=ERROR, error_kind=PLATFORM, finished_at=now_iso(),
+                           error=why)
+            write_summary(run, summary)
+            recorded.append(summary)
+    return recorded
 
 
 def progress_line(done: int, total: int, summary: dict[str, Any], width: int = 20) -> str:

@@ -394,6 +394,9 @@ class RecordingStore:
     def __len__(self) -> int:
         return len(self._load())
 
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._load().values())
+
 
 class RecordingProvider:
     """Wraps a live provider and saves every exchange for later replay."""
@@ -414,20 +417,28 @@ class RecordingProvider:
 class ReplayProvider:
     """Serves recorded responses; never touches the network."""
 
-    def __init__(self, store: RecordingStore, *, strict: bool = False) -> None:
-        self.store, self.strict = store, strict
+    def __init__(self, store: RecordingStore, *, strict: bool = False,
+                 hints: Sequence[str] = ()) -> None:
+        """`hints`: this replay's options that differ from the recordings' campaign.json."""
+        self.store, self.strict, self.hints = store, strict, tuple(hints)
         self.label = "replay"
 
     def complete(self, request: Request) -> Completion:
+        from evaluator.llm.replay import explain_miss
+
         started = time.monotonic()
         found = self.store.lookup(request, allow_turn=not self.strict)
         if found is None:
             turn = len(request.messages)
+            hints = (f"; options differing from the recordings' campaign.json: "
+                     f"{', '.join(self.hints)}" if self.hints else "")
             raise ProviderError(
                 f"no recorded response in {self.store.folder} for model {request.model!r}, "
-                f"message {turn} (request {request.hash()[:19]}…); record it first with "
-                "`gnncb llm run --provider openai --record DIR`"
-                + ("" if self.strict else " (no approximate turn match either)"))
+                f"message {turn} (request {request.hash()[:19]}…)"
+                + ("" if self.strict else " (no approximate turn match either)")
+                + f"; {explain_miss(request.body(), self.store.records())}{hints}. Replay "
+                "with the recorded settings (drop the differing option), or record it first "
+                "with `gnncb llm run --provider openai --record DIR`")
         record, match = found
         response = record["response"]
         return Completion(

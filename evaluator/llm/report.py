@@ -61,6 +61,13 @@ def _primary(summary: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def error_kind(summary: dict[str, Any]) -> str:
+    """platform (the job running the pair died: no run, or one never finished), provider (the
+    model's endpoint) or sandbox; runs recorded before kinds were kept say "platform or
+    provider"."""
+    return str(summary.get("error_kind") or "platform or provider")
+
+
 def attempt_modes_text(summary: dict[str, Any]) -> str:
     """Per attempt, its failure mode (`r` marks an answer that repeated an earlier one)."""
     parts = []
@@ -120,6 +127,8 @@ def build_report(campaign_dir: Path) -> dict[str, Any]:
             mode, evidence = s["failure"]["mode"], s["failure"].get("evidence", "")
         elif run in severe:
             mode, evidence = severe[run].mode, severe[run].evidence
+        if s["status"] == "error":  # evidence only: never counted as a failure mode
+            evidence = f"{error_kind(s)} error, not the model's failure: {s.get('error', '')}"
         if mode:
             run_modes[model][mode] += 1
         rows.append({"model": model, "slug": s.get("slug"), "status": s["status"],
@@ -130,6 +139,7 @@ def build_report(campaign_dir: Path) -> dict[str, Any]:
                      "tokens_in_new": s.get("tokens_in_new"),
                      "attempts": s.get("attempts"), "repair_depth": s.get("repair_depth"),
                      "failure_mode": mode, "evidence": evidence,
+                     "error_kind": error_kind(s) if s["status"] == "error" else None,
                      "isolation": (s.get("isolation") or {}).get("level"),
                      "template_hash": s.get("template_hash"), "run": str(run)})
     per_model = {}

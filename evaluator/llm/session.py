@@ -45,6 +45,7 @@ from evaluator.llm.submit import (
 from evaluator.sandbox import (
     Isolation,
     Limits,
+    SandboxError,
     SandboxResult,
     SandboxUnavailable,
     detect_isolation,
@@ -80,6 +81,7 @@ class RunOptions:
     prices: PriceTable | None = None
     participant: str | None = None
     libraries: tuple[tuple[str, str], ...] | None = None  # None: detect what is installed
+    python: str | None = None  # the Python version the prompt states (None: this one)
     context_tokens: int | None = None  # the model's context window, when known (--context-tokens)
     # The ledger the run will be scored into: its rows decide eligibility (phase, LLM quota)
     # BEFORE the model is called, so a run over its quota costs nothing.
@@ -366,7 +368,9 @@ class Session:
     def error(self, err: Exception) -> dict[str, Any]:
         """A platform or provider problem: recorded as `error`, retried by a resumed
         campaign, never counted as the model's failure."""
-        self.summary.update(self._totals(), status=ERROR, error=str(err), finished_at=now_iso())
+        kind = "sandbox" if isinstance(err, SandboxError) else "provider"
+        self.summary.update(self._totals(), status=ERROR, error=str(err), error_kind=kind,
+                            finished_at=now_iso())
         write_summary(self.run, self.summary)
         self.echo(f"  error: {str(err).splitlines()[0]}")
         return self.summary
@@ -441,7 +445,8 @@ def begin(competition: Path, model: str, *, entrant: str, provider: str, options
     participant = check_llm_participant(options.participant or participant_for(model, entrant))
     run = start_run(run_dir(options.runs_root, options.campaign, model, spec.slug))
     libraries = list(options.libraries) if options.libraries is not None else None
-    slots = fill_slots(competition, spec, limits, libraries, readme=variant.readme)
+    slots = fill_slots(competition, spec, limits, libraries, readme=variant.readme,
+                       python=options.python)
     prompt = render_prompt(variant, slots)
     write_text(run / "prompt.md", prompt.text)
     write_json(run / "slots.json", slots.as_dict())

@@ -180,9 +180,10 @@ def _duration(seconds: float) -> str:
 
 
 def environment_slot(spec: CompetitionSpec, limits: Limits,
-                     libraries: list[tuple[str, str]]) -> str:
-    lines = [f"Python {platform.python_version()}. Libraries you may import (nothing else is "
-             "installed and nothing can be installed):"]
+                     libraries: list[tuple[str, str]], python: str | None = None) -> str:
+    """`python`: the version to state (a replay states the recorded one); None: this one."""
+    lines = [f"Python {python or platform.python_version()}. Libraries you may import (nothing "
+             "else is installed and nothing can be installed):"]
     lines += [f"- {name} {version}" for name, version in libraries]
     lines.append("- the Python standard library")
     lines.append("Execution limits per run of solution.py:")
@@ -204,8 +205,9 @@ def environment_slot(spec: CompetitionSpec, limits: Limits,
 
 def fill_slots(competition_dir: Path, spec: CompetitionSpec, limits: Limits,
                libraries: list[tuple[str, str]] | None = None,
-               readme: str = "verbatim") -> Slots:
-    """The five slots; `readme="solver"` keeps only the solver's README sections."""
+               readme: str = "verbatim", python: str | None = None) -> Slots:
+    """The five slots; `readme="solver"` keeps only the solver's README sections. `libraries`
+    and `python` (None: what this interpreter has) are what the environment slot states."""
     competition_dir = Path(competition_dir)
     text = readme_slot(competition_dir, spec)
     return Slots(
@@ -214,5 +216,6 @@ def fill_slots(competition_dir: Path, spec: CompetitionSpec, limits: Limits,
         dataset=summarize_data(competition_dir, spec),
         submission=submission_slot(competition_dir, spec),
         environment=environment_slot(spec, limits,
-                                     installed_libraries() if libraries is None else libraries),
+                                     installed_libraries() if libraries is None else libraries,
+                                     python),
     )

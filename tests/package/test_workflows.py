@@ -195,7 +195,7 @@ def test_pages_workflow_builds_from_main_and_uploads_only_the_site() -> None:
     """pages.yml runs no PR code, its build job can only read, only its deploy job may write
     Pages (with the OIDC token Pages needs), and the artifact is the built directory alone."""
     doc = load(WORKFLOW_DIR / "pages.yml")
-    assert triggers(doc) == {"push", "workflow_dispatch"}
+    assert triggers(doc) == {"push", "workflow_dispatch", "workflow_run"}  # test_workflow_pages
     on = doc.get("on", doc.get(True))
     assert on["push"]["branches"] == ["main"]
     assert doc["permissions"] == {}
