@@ -12,9 +12,11 @@ future, whatever it calls.
 How: the judge forks one checker process per problem on the first check that needs one (so it
 holds the problem, its checker and the cases, registered at run time or not, with nothing to
 re-import or re-send), and sends it one (case, which answer, candidate's answer) at a time.
-While it waits, the judge reads the child's CPU clock (the kernel's exact process clock) and
-kills it when a check passes `cpu_seconds` of CPU, or `wall_seconds` on the judge's clock (a
-backstop for a child that is descheduled or blocked); the case then gets the verdict
+The child's address space is capped at what it inherited plus MEMORY_HEADROOM (a
+`MemoryError` is the judge's limit too). While it waits, the judge reads the child's CPU clock
+(the kernel's exact process clock) and kills it when a check passes `cpu_seconds` of CPU, or
+`wall_seconds` on the judge's clock (a backstop for a child that is descheduled or blocked);
+the case then gets the verdict
 `judge limit` and the next check forks a fresh child. The child closes every descriptor it
 inherited except its two pipes at once, so it never holds a sandbox pipe open (a judge's
 closed channel or its death must still reach the sandbox's PID 1).
@@ -42,6 +44,7 @@ from evaluator.codetrack.problem import Problem
 JUDGE_LIMIT = "judge limit"  # the checker ran out of its budget on this answer
 _HEADER = struct.Struct("!Q")
 _POLL = 0.05  # seconds between looks at the child's CPU clock
+MEMORY_HEADROOM = 2 * 1024**3  # address space a checker may add to what it inherited
 
 
 class CheckerOverBudget(Exception):
@@ -81,15 +84,21 @@ class CheckerProcess:
                 f"the checker process ended without a verdict on this answer ({exc}): the "
                 "answer was neither accepted nor rejected (the judge's limit)") from None
         ok, reason = pickle.loads(reply)  # noqa: S301 - our own forked child
+        if ok == "limit":
+            raise CheckerOverBudget(
+                f"the checker ran out of memory on this answer ({reason}; the judge's "
+                f"{MEMORY_HEADROOM // 2**30} GiB budget per check): the answer was neither "
+                "accepted nor rejected (the judge's limit)")
         return ok, reason
 
     def _receive(self, cpu0: float, t0: float) -> bytes:
         buf = bytearray()
         need = _HEADER.size
         header_done = False
+        poller = select.poll()  # not select(): no limit on the descriptor's number
+        poller.register(self._from, select.POLLIN)
         while True:
-            ready, _, _ = select.select([self._from], [], [], _POLL)
-            if ready:
+            if poller.poll(int(_POLL * 1000)):
                 chunk = os.read(self._from, 1 << 20)
                 if not chunk:
                     raise OSError("no reply")
@@ -144,7 +153,8 @@ class CheckerProcess:
 
 def _detach(*keep: int) -> None:
     """In the child: close every inherited descriptor but `keep` (and stderr); stdin and stdout
-    become /dev/null, so a reader of the judge's output is not kept waiting either."""
+    become /dev/null, so a reader of the judge's output is not kept waiting either. Then cap
+    the address space: a checker may add MEMORY_HEADROOM to what it inherited."""
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -155,6 +165,13 @@ def _detach(*keep: int) -> None:
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, top)
+    # memory: what the judge had at the fork plus MEMORY_HEADROOM (a MemoryError is "judge limit")
+    with open("/proc/self/statm", "rb") as fh:
+        size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    cap = size + MEMORY_HEADROOM
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard == resource.RLIM_INFINITY or hard > cap:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _serve(req: int, rep: int, problem: Problem, cases: Sequence[Case]) -> None:
@@ -167,7 +184,9 @@ def _serve(req: int, rep: int, problem: Problem, cases: Sequence[Case]) -> None:
         expected = case.expected if which == "expected" else case.label
         try:
             verdict = problem.checker(case.args, expected, actual)
-            out: tuple[bool | None, str] = (bool(verdict.ok), str(verdict.reason))
+            out: tuple[bool | str | None, str] = (bool(verdict.ok), str(verdict.reason))
+        except MemoryError:  # the budget's, not the answer's (RLIMIT_AS set by _detach)
+            out = ("limit", "MemoryError")
         except Exception as exc:  # a malformed answer may trip a validator: the answer's fault
             out = (None, f"{type(exc).__name__}: {exc}")
         _send(rep, pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))

@@ -177,6 +177,14 @@ def _spinning(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdict:
     return exact(args, expected, actual)
 
 
+def _hogging(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdict:
+    """Asks for 3 GiB on the case whose xs[0] is 1 (over the checker process's headroom)."""
+    if args["xs"][0] == 1:
+        hog = bytearray(3 * 1024**3)
+        return Verdict(len(hog) == 0)
+    return exact(args, expected, actual)
+
+
 def _tuple_counter(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdict:
     """lc2097's old key: int tuples, whose hashes a candidate can make collide."""
     if not isinstance(actual, list):
@@ -188,15 +196,19 @@ def _tuple_counter(args: Mapping[str, Any], expected: Any, actual: Any) -> Verdi
 
 @pytest.mark.slow
 @needs_isolation
+@pytest.mark.parametrize(("checker", "detail"), [
+    (_spinning, "over the judge's budget of 0.3 s CPU"),
+    (_hogging, "ran out of memory"),
+], ids=["cpu", "memory"])
 def test_a_runaway_checker_ends_in_judge_limit_and_the_next_case_is_checked(
-        tmp_path: Path) -> None:
+        tmp_path: Path, checker: Any, detail: str) -> None:
     assert JUDGE_LIMIT in VERDICTS
-    problem = dataclasses.replace(TOTAL, id="t-spin", checker=_spinning)
+    problem = dataclasses.replace(TOTAL, id="t-spin", checker=checker)
     config = JudgeConfig(timeout_floor=0.3, measure_memory=False, checker_seconds=0.3)
     j = judge_problem(problem, solution(tmp_path, "return sum(xs)"), cases(0, 1, 2),
                       config=config, workdir=tmp_path / "w")
     assert [v.verdict for v in j.verdicts] == [PASS, JUDGE_LIMIT, PASS]
-    assert "over the judge's budget of 0.3 s CPU" in j.verdicts[1].detail
+    assert detail in j.verdicts[1].detail
     assert j.counts()[JUDGE_LIMIT] == 1 and j.processes == 1  # one worker: nothing stalled
 
 
