@@ -129,8 +129,7 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]
     O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the copy. Returns
     counts (files, dirs, links, bytes, dropped) and `refused`: [relative path (cut to
     MAX_REFUSED_CHARS by `shorten_path`), what it was] of the first MAX_REFUSED_NAMES entries
-    not copied. Raises OSError (ENOSPC) when it does not
-    fit.
+    not copied. Raises OSError (ENOSPC) when it does not fit.
     """
     counts: dict[str, Any] = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
     refused: list[list[str]] = []
