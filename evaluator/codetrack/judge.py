@@ -44,7 +44,8 @@ from typing import Any
 
 from evaluator import sandbox
 from evaluator.codetrack.cases import Case
-from evaluator.codetrack.checkers import Verdict, exact
+from evaluator.codetrack.checkers import exact
+from evaluator.codetrack.checkrun import JUDGE_LIMIT, CheckerOverBudget, CheckerProcess
 from evaluator.codetrack.costmodel import TIMEOUT_CAP, TIMEOUT_FACTOR, TIMEOUT_FLOOR
 from evaluator.codetrack.problem import Problem
 from evaluator.errors import ConfigError
@@ -55,7 +56,7 @@ RUNTIME = "runtime error"
 TIMEOUT = "timeout"
 MEMORY = "memory"
 INVALID = "invalid output"
-VERDICTS = (PASS, WRONG, RUNTIME, TIMEOUT, MEMORY, INVALID)
+VERDICTS = (PASS, WRONG, RUNTIME, TIMEOUT, MEMORY, INVALID, JUDGE_LIMIT)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 # Statuses of judge-made records (a worker's own "timeout"/"memory" survive only when measured).
@@ -81,6 +82,9 @@ class JudgeConfig:
     load_timeout: float = 30.0  # importing solution.py (judge's wall clock)
     batch_wall_cap: float = 1800.0  # sandbox wall limit of one worker process
     measure_memory: bool = True  # record each case's peak RSS (the kernel's VmHWM)
+    # CPU seconds a checker other than exact match may spend on one answer (in a child process,
+    # killed past it: verdict "judge limit"); its wall backstop is wall_seconds() of it
+    checker_seconds: float = 10.0
     feedback_cases: int = 3
     require_sandbox: bool = False
     python: str = sys.executable
@@ -202,10 +206,13 @@ def _judge_in(
     judgement = ProblemJudgement(problem.id, file_digest(solution), [])
     batch = _Batch(problem, config, workspace, judgement, site_packages, runner.resolve(),
                    cases)
-    records = batch.run(lines, seconds)
-    # cases with a record were checked as their records came in (while the worker went on)
-    verdicts = [batch.checked.get(k) or _verdict(problem, case, k, records.get(k), batch)
-                for k, case in enumerate(cases)]
+    try:
+        records = batch.run(lines, seconds)
+        # cases with a record were checked as their records came in (while the worker went on)
+        verdicts = [batch.checked.get(k) or _verdict(problem, case, k, records.get(k), batch)
+                    for k, case in enumerate(cases)]
+    finally:
+        batch.close()
     judgement.verdicts = verdicts
     judgement.load_error = batch.load_error
     judgement.wall_seconds = round(time.monotonic() - started, 3)
@@ -240,10 +247,15 @@ _KIND_TEXT = {
 }
 
 
-def parse_record(line: bytes, max_depth: int = _MAX_DEPTH) -> dict[str, Any]:
-    """A JSON object from the worker, with bounded nesting; ValueError for anything else."""
-    if line.count(b"[") + line.count(b"{") > max_depth and _depth(line) > max_depth:
-        raise ValueError(f"the record is nested deeper than {max_depth} levels")
+def parse_record(line: bytes, max_depth: int = _MAX_DEPTH,
+                 max_bytes: int | None = None) -> dict[str, Any]:
+    """A JSON object from the worker, with bounded size and nesting; ValueError for anything
+    else. The nesting is measured before `json.loads` (whose C scanner recurses per level) by
+    `record_depth`, one forward pass whose work is linear in the record's length."""
+    if max_bytes is not None and len(line) > max_bytes:
+        raise ValueError(f"the record is {len(line):,} bytes, over the {max_bytes:,}-byte cap")
+    if line.count(b"[") + line.count(b"{") > max_depth:
+        record_depth(line, max_depth)  # raises past max_depth
     try:
         value = json.loads(line)
     except (ValueError, RecursionError) as exc:
@@ -253,20 +265,48 @@ def parse_record(line: bytes, max_depth: int = _MAX_DEPTH) -> dict[str, Any]:
     return value
 
 
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# After an opening quote: the rest of a JSON string (unrolled, so a match or a failure examines
+# each byte a bounded number of times). Anchored at one position per string, never retried.
+_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRUCTURAL = re.compile(rb'["\[\]{}]')
 
 
-def _depth(line: bytes) -> int:
-    """Deepest bracket nesting outside strings (a cheap pre-check before json.loads)."""
-    depth = deepest = 0
-    for match in _TOKENS.finditer(line):
-        token = match.group()
-        if token in (b"[", b"{"):
+def record_depth(line: bytes, max_depth: int = _MAX_DEPTH) -> tuple[int, int]:
+    """(deepest bracket nesting outside strings, bytes examined): one forward pass.
+
+    Why not one regex over the line: a tokenizer that retries a string pattern at every quote
+    is quadratic in escaped quotes (each `\\"` starts a new unterminated string: a 0.5 MB
+    record took minutes). Here every byte is examined once: a C-speed search to the next
+    structural byte, then, at a quote, one anchored match to the string's end. An unterminated
+    string or a nesting past `max_depth` raises ValueError at once. The second figure is the
+    pass's work (each examined byte counted once), kept for the linearity test.
+    """
+    pos = depth = deepest = steps = 0
+    end = len(line)
+    while pos < end:
+        found = _STRUCTURAL.search(line, pos)
+        if found is None:
+            steps += end - pos
+            break
+        at = found.start()
+        steps += at + 1 - pos
+        byte = line[at]
+        if byte == 0x22:  # '"': skip the whole string
+            rest = _STRING_REST.match(line, at + 1)
+            if rest is None:
+                raise ValueError("the record is not JSON: a string is never closed")
+            steps += rest.end() - at - 1
+            pos = rest.end()
+            continue
+        if byte in b"[{":
             depth += 1
+            if depth > max_depth:
+                raise ValueError(f"the record is nested deeper than {max_depth} levels")
             deepest = max(deepest, depth)
-        elif token in (b"]", b"}"):
+        else:
             depth -= 1
-    return deepest
+        pos = at + 1
+    return deepest, steps
 
 
 @dataclass
@@ -360,7 +400,8 @@ class _Conversation:
                             else which)
             return False
         try:
-            rec = parse_record(reply.line)
+            rec = parse_record(reply.line, max_bytes=self.batch.config.max_output_bytes
+                               + _RECORD_SLACK)
         except ValueError as exc:
             self.culprit = (INVALID, f"unreadable record: {exc}")
             return False
@@ -431,10 +472,23 @@ class _Batch:
         self.blamed: dict[int, tuple[str, str, float | None, float | None]] = {}
         self.not_run: dict[int, str] = {}  # case -> why it never ran
         self.timeouts = 0
+        self._checker: CheckerProcess | None = None
         isolation = sandbox.detect_isolation()
         # kill(-1) per case is safe only as the run's own uid inside its own PID namespace
         self.reap = isolation.pid_namespace and isolation.unprivileged
         judgement.isolation = isolation.level
+
+    def checker_process(self) -> CheckerProcess:
+        """The problem's checker process (forked on first use; closed by `close`)."""
+        if self._checker is None:
+            seconds = self.config.checker_seconds
+            self._checker = CheckerProcess(self.problem, self.cases, seconds,
+                                           JudgeConfig.wall_seconds(seconds))
+        return self._checker
+
+    def close(self) -> None:
+        if self._checker is not None:
+            self._checker.close()
 
     def hopeless(self) -> bool:
         return self.config.max_timeouts > 0 and self.timeouts >= self.config.max_timeouts
@@ -554,13 +608,13 @@ def _verdict(problem: Problem, case: Case, k: int, rec: dict[str, Any] | None,
         out = _both(case, k, _STATUS[status], str(rec.get("e", ""))[-1500:])
     else:
         actual = rec.get("o")
-        truth = _check(problem, case.args, case.expected, actual) if case.has_expected else None
+        truth = _check(batch, k, "expected", actual) if case.has_expected else None
         published = None
         if case.has_label:
             if truth is not None and same_json(case.label, case.expected):
                 published = truth  # same expected answer, same verdict: skip a second check
             else:
-                published = _check(problem, case.args, case.label, actual)
+                published = _check(batch, k, "label", actual)
         out = CaseVerdict(
             case.id, k,
             verdict=truth[0] if truth else None,
@@ -589,17 +643,23 @@ def same_json(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _check(problem: Problem, args: Mapping[str, Any], expected: Any,
-           actual: Any) -> tuple[str, str]:
-    if problem.checker is exact:
+def _check(batch: _Batch, k: int, which: str, actual: Any) -> tuple[str, str]:
+    """Case k's answer against its `which` ("expected" or "label") answer. Exact match runs
+    here (C-speed comparison of JSON data, linear in the capped record); any other checker runs
+    in the problem's checker process under `checker_seconds` (checkrun.py)."""
+    case = batch.cases[k]
+    if batch.problem.checker is exact:
         # checkers.exact on JSON-decoded values (no tuples to normalise), at C speed
+        expected = case.expected if which == "expected" else case.label
         return (PASS, "") if same_json(expected, actual) else (
             WRONG, "answer differs from the expected value")
     try:
-        result: Verdict = problem.checker(args, expected, actual)
-    except Exception as exc:  # a malformed answer may trip a validator: the answer's fault
-        return INVALID, f"the checker could not read the answer: {type(exc).__name__}: {exc}"
-    return (PASS, "") if result.ok else (WRONG, result.reason)
+        ok, reason = batch.checker_process().check(k, which, actual)
+    except CheckerOverBudget as exc:
+        return JUDGE_LIMIT, str(exc)
+    if ok is None:  # a malformed answer may trip a validator: the answer's fault
+        return INVALID, f"the checker could not read the answer: {reason}"
+    return (PASS, "") if ok else (WRONG, reason)
 
 
 def truncate(value: Any, limit: int = FEEDBACK_CHARS) -> str:

@@ -45,7 +45,8 @@ LEGEND = {
                  "pass [base] = pass rate with the trivial baseline in brackets; verdicts per "
                  "case: WA = wrong answer, RE = runtime error (an exception or a non-zero "
                  "exit), TLE = time limit exceeded (wall or CPU), MLE = memory limit exceeded, "
-                 "invalid = output that cannot be read as an answer; not run = cases skipped "
+                 "invalid = output that cannot be read as an answer, JL = judge limit (the "
+                 "checker ran out of its budget on the answer); not run = cases skipped "
                  "(repeated timeouts, a crashed worker, or a solution that did not load)."),
 }
 DIRECTIONS = ("directed", "undirected")

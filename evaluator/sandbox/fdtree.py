@@ -96,6 +96,19 @@ def _rmdir_entry(fd: int, name: str) -> None:
 
 MAX_COPY_DEPTH = 200  # deeper directories are dropped when a workspace is copied
 MAX_REFUSED_NAMES = 100  # refused entries named in a copy's report (the count is exact)
+MAX_REFUSED_CHARS = 240  # a longer path in that report keeps its head and tail around "..."
+
+
+def shorten_path(path: str, limit: int = MAX_REFUSED_CHARS) -> str:
+    """`path` cut to `limit` characters: its first and last parts around "...".
+
+    Why: the report travels in PID 1's status message, and a run can make one path 200
+    directories of 255 characters deep (50 KB); a hundred of those would fill the status
+    pipe. Cut, the report stays bounded (names x chars) whatever the run left."""
+    if len(path) <= limit:
+        return path
+    head = limit // 3
+    return path[:head] + "..." + path[len(path) - (limit - head - 3):]
 
 
 def special_kind(mode: int) -> str:
@@ -114,9 +127,9 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]
     never followed) are copied; FIFOs, sockets and devices are refused, as are directories
     deeper than MAX_COPY_DEPTH. Every open is relative to a directory descriptor with
     O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the copy. Returns
-    counts (files, dirs, links, bytes, dropped) and `refused`: [relative path, what it was] of
-    the first MAX_REFUSED_NAMES entries not copied. Raises OSError (ENOSPC) when it does not
-    fit.
+    counts (files, dirs, links, bytes, dropped) and `refused`: [relative path (cut to
+    MAX_REFUSED_CHARS by `shorten_path`), what it was] of the first MAX_REFUSED_NAMES entries
+    not copied. Raises OSError (ENOSPC) when it does not fit.
     """
     counts: dict[str, Any] = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
     refused: list[list[str]] = []
@@ -154,7 +167,7 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]
                 if len(refused) < MAX_REFUSED_NAMES:
                     what = (f"a directory deeper than {MAX_COPY_DEPTH} levels"
                             if stat.S_ISDIR(info.st_mode) else special_kind(info.st_mode))
-                    refused.append([prefix + name, what])
+                    refused.append([shorten_path(prefix + name), what])
     finally:
         for s, d, _, _ in stack:
             os.close(s)

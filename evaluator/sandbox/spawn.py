@@ -253,6 +253,7 @@ def _spawn_and_wait(
         raise SandboxError(f"cannot start the sandbox launcher {cmd[0]}: {exc}") from exc
     for fd in own_fds:
         os.close(fd)
+    status_reader = _StatusReader(status_r)  # drained as it comes: PID 1 never blocks on it
     pidfd = os.pidfd_open(proc.pid)
     reaped = False
     stop_lock = threading.Lock()
@@ -289,7 +290,7 @@ def _spawn_and_wait(
         wall = time.monotonic() - start
         _kill_group(proc.pid)  # leftovers of the group in unisolated runs
         _drain(proc, out, err)
-        status = _read_status(status_r)
+        status = status_reader.result()
     finally:
         if not reaped:  # the judge itself failed or was interrupted: leave nothing behind
             _kill_group(proc.pid)
@@ -297,7 +298,7 @@ def _spawn_and_wait(
                 os.waitpid(proc.pid, 0)
             proc.returncode = -signal.SIGKILL
         stop_run()
-        for fd in (cfg_w, status_r, pidfd):
+        for fd in (cfg_w, pidfd):  # status_r belongs to its reader thread, which closes it
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -444,16 +445,43 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _read_status(fd: int) -> dict[str, Any]:
-    os.set_blocking(fd, False)
-    data = b""
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(fd, 65536):
-            data += chunk
-    try:
-        return json.loads(data) if data else {}
-    except ValueError:
-        return {}
+_STATUS_CAP = 1 << 20  # bytes of PID 1's status kept (it is a few KiB; the rest is dropped)
+_STATUS_WAIT = 10.0  # seconds to wait for the status's end once PID 1 is gone
+
+
+class _StatusReader:
+    """Reads PID 1's status pipe in a thread from the start of the run, keeping at most
+    _STATUS_CAP bytes. Why: a pipe holds 64 KiB, and PID 1 writes its status only at the end;
+    read only after PID 1 exits, a large status (once: a hundred refused paths, each 50 KB
+    deep) blocked PID 1 until the wall limit, so a valid run was recorded as a timeout. A
+    status over the cap is not JSON and reads as empty (the run's figures are then unknown),
+    never as a block."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.data = bytearray()
+        self.thread = threading.Thread(target=self._read, name="sandbox-status", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            with contextlib.suppress(OSError):
+                while chunk := os.read(self.fd, 65536):
+                    if len(self.data) < _STATUS_CAP:
+                        self.data += chunk[:_STATUS_CAP - len(self.data)]
+        finally:
+            os.close(self.fd)  # EOF: PID 1 (the only writer) is gone
+
+    def result(self) -> dict[str, Any]:
+        """The status, once PID 1 is gone (its end of the pipe closes with it)."""
+        self.thread.join(_STATUS_WAIT)
+        if self.thread.is_alive():  # a writer outlived PID 1: treat the status as lost
+            return {}
+        data = bytes(self.data)
+        try:
+            return json.loads(data) if data else {}
+        except ValueError:
+            return {}
 
 
 def _classify(

@@ -245,7 +245,7 @@ def test_import_grapheval_flags_known_wrong_labels(tmp_path: Path, capsys) -> No
     corrected, published = md.split("## By problem, as published")
     row = next(line for line in corrected.splitlines() if line.startswith("| lc2097 |"))
     assert "| 100.0 [" in row
-    assert "| 0 | 0 | 0 | 0 | 0 | 0 | 500 |" in row  # WA RE TLE MLE invalid not-run no-truth
+    assert "| 0 | 0 | 0 | 0 | 0 | 0 | 0 | 500 |" in row  # WA RE TLE MLE invalid JL not-run no-truth
     row = next(line for line in published.splitlines() if line.startswith("| lc2097 |"))
     assert row.startswith("| lc2097 | 700 | 28.6 [") and "| 500 | 500 |" in row
     with (run_dir / "report" / "problems.csv").open() as fh:

@@ -97,6 +97,10 @@ def test_forged_records_and_figures_are_not_recorded(tmp_path: Path, case_set: P
     ("os.write(4, b'{\"i\":0,\"s\":\"ok\",\"o\":\"' + b'x' * (40 * 1024 * 1024))",
      "exceeds"),
     ("os.write(4, b'not json at all\\n'); return True", "unreadable record"),
+    # 6 MB of escaped quotes under 65 brackets (issue 23.4: the old depth check was quadratic
+    # in them, days for 8 MB): refused in one linear pass
+    ("os.write(4, b'{\"i\":0,\"s\":\"ok\",\"o\":' + b'[' * 65 + b'\"' + b'\\\\\"' * 3_000_000"
+     " + b'\"' + b']' * 65 + b'}\\n'); return True", "nested deeper"),
     ("os.write(4, b'{\"i\":99999,\"s\":\"ok\",\"o\":true}\\n'); return True",
      "does not belong"),
 ])
