@@ -127,7 +127,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     folder = resolve_competition(args.slug)
     load_spec(folder)  # a bad spec fails before any work
-    if args.out is None:  # written into the competition folder: it must be the repository's
+    if args.out is None and args.public_key is None:
+        # sealed to the repository's key, into the folder itself: the folder must be its own
         ensure_inside(announce(args.root), folder, "competition folder")
     seed = read_seed(args.seed_file)
     public = keys.read_public_key(args.public_key or default_public_key())
@@ -145,9 +146,10 @@ def cmd_readme(args: argparse.Namespace) -> int:
     from evaluator.render.readme import render_readme
 
     folder = resolve_competition(args.slug)
-    if not args.check:  # a write: into the repository's folder, from its ledger
+    if not args.check:  # a write: say where from; the repository's ledger, its own folders
         root = announce(args.root, ledger=args.ledger or True)
-        ensure_inside(root, folder, "competition folder")
+        if args.ledger is None:
+            ensure_inside(root, folder, "competition folder")
     text = render_readme(folder, args.ledger)
     path = folder / "README.md"
     if args.check:

@@ -114,7 +114,7 @@ def test_labels_outside_the_declared_range_of_a_real_target(clean, keypair, caps
 def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
     assert gnncb(["competition", "new", "demo-cancer-knn", "--root", str(tmp_path)]) == 0
     capsys.readouterr()
-    scaffold = yaml.safe_load((tmp_path / "demo-cancer-knn" / "competition.yaml").read_text())
+    scaffold = yaml.safe_load((tmp_path / "competitions" / "demo-cancer-knn" / "competition.yaml").read_text())
 
     def keep_placeholders(raw):
         raw["title"] = scaffold["title"]
@@ -122,7 +122,7 @@ def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
         raw["source"] = scaffold["source"]
 
     edit_spec(clean, keep_placeholders)
-    (clean / "build.py").write_text((tmp_path / "demo-cancer-knn" / "build.py").read_text())
+    (clean / "build.py").write_text((tmp_path / "competitions" / "demo-cancer-knn" / "build.py").read_text())
     render(clean, capsys)
     code, out = lint(clean, capsys)
     assert code == 1
