@@ -91,7 +91,7 @@ def _root_given(argv: Sequence[str]) -> str | None:
     """`--root DIR` wherever it stands: it must hold before parsing, since `--competition SLUG`
     is looked up while the command line is read."""
     pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    pre.add_argument("--root")
+    pre.add_argument("--root", nargs="?")  # a missing value is the real parser's to report
     known, _ = pre.parse_known_args(argv)
     return known.root
 

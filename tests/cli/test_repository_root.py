@@ -52,7 +52,7 @@ def elsewhere(tmp_path: Path) -> Path:
     """A folder with no gnncb repository at or above it."""
     folder = tmp_path / "elsewhere"
     folder.mkdir()
-    assert paths.find_root(start=folder) is None or os.environ.get("GNNCB_ROOT")
+    assert not any((p / "competitions").is_dir() for p in (folder, *folder.parents))
     return folder
 
 
