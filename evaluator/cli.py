@@ -68,6 +68,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     for name in PLUGINS:
         if name in wanted:
             importlib.import_module(name).register(sub)
+    from evaluator.commands._options import add_root_everywhere
+
+    add_root_everywhere(parser)  # one --root on every verb (evaluator.paths finds the default)
     return parser
 
 
@@ -84,13 +87,25 @@ def _verb(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _root_given(argv: Sequence[str]) -> str | None:
+    """`--root DIR` wherever it stands: it must hold before parsing, since `--competition SLUG`
+    is looked up while the command line is read."""
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--root", nargs="?")  # a missing value is the real parser's to report
+    known, _ = pre.parse_known_args(argv)
+    return known.root
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from evaluator.paths import using_root
+
     argv = list(sys.argv[1:] if argv is None else argv)
     verb = _verb(argv)
-    parser = _summary_parser() if verb is None else build_parser(verb)
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with using_root(_root_given(argv) if verb is not None else None):
+            parser = _summary_parser() if verb is None else build_parser(verb)
+            args = parser.parse_args(argv)
+            return int(args.func(args) or 0)
     except GnncbError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code

@@ -28,9 +28,10 @@ class Variable:
 
 
 ROOT = Variable(
-    "GNNCB_ROOT", "path", "the checkout holding the package",
-    "the repository whose competitions/, keys/, leaderboard/ and templates/ the tools use",
-    "the workflows (the job's checkout); a maintainer running an installed gnncb elsewhere",
+    "GNNCB_ROOT", "path", "the repository found from the current folder",
+    "the repository whose competitions/, keys/, leaderboard/ and templates/ the tools use "
+    "(`--root` wins over it)",
+    "the workflows (the job's checkout); a maintainer running gnncb outside the repository",
     "evaluator.paths")
 PRIVATE_KEY = Variable(
     "GNNCB_PRIVATE_KEY", "PEM text", "none (`--private-key` files instead)",

@@ -30,7 +30,7 @@ from typing import Any
 from evaluator.competition.spec import load_spec, load_specs
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
-from evaluator.paths import default_ledger, default_public_key, repo_root
+from evaluator.paths import default_ledger, default_public_key, package_home
 from evaluator.submission import keys
 from evaluator.submission.files import ENVELOPE_NAME
 from evaluator.submission.identity import platform_participant
@@ -77,7 +77,7 @@ def run_script(script: Path, data: Path, out: Path, *, smoke: bool,
                           "baseline/nongraph.py")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(repo_root())] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(package_home())] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     cmd = [sys.executable, str(script), "--data", str(data), "--out", str(out)]
     if smoke:
         cmd.append("--smoke")

@@ -142,7 +142,7 @@ def _check_hidden_against_public(folder: Path, spec: CompetitionSpec,
     allows, have the declared split sizes, and no public column predicts them far better than
     the baselines do."""
     from evaluator.ledger.store import Ledger
-    from evaluator.paths import default_ledger
+    from evaluator.paths import find_root
     from evaluator.pipeline.evaluate import load_labels
 
     problems = []
@@ -160,6 +160,8 @@ def _check_hidden_against_public(folder: Path, spec: CompetitionSpec,
                             "hidden only)")
     problems += lint_content.hidden_label_problems(folder, spec, labels)
     problems += lint_content.split_size_problems(folder, spec, per_split, labels)
-    rows = [r for r in Ledger(default_ledger()).rows() if r.get("type") == "submission"]
+    found = find_root()  # the repository's ledger: scores the columns are compared with
+    ledger = Ledger(found.path / "leaderboard" / "ledger.jsonl") if found else None
+    rows = [r for r in (ledger.rows() if ledger else []) if r.get("type") == "submission"]
     problems += lint_content.predictive_columns(folder, spec, labels, rows)
     return problems

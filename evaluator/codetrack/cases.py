@@ -39,7 +39,7 @@ from evaluator import __version__, settings
 from evaluator.codetrack.costmodel import limit_seconds, model_seconds
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.errors import ConfigError
-from evaluator.paths import repo_root
+from evaluator.paths import find_root, no_repository_message
 
 FORMAT = 2  # 2: arguments in a separate aligned file
 PAPER_UNIT = 100  # GraphEval36K: "100 graph samples for each sub-category"
@@ -559,9 +559,16 @@ class CaseSet:
 
 
 def default_cache_dir() -> Path:
-    """Where generated sets live: $GNNCB_CACHE, else `runs/codetrack/` (git-ignored)."""
+    """Where generated sets live: $GNNCB_CACHE, else the repository's `runs/codetrack/`
+    (git-ignored; the repository as every verb finds it, never the package's folder)."""
     env = settings.cache()
-    return Path(env) / "codetrack" if env else repo_root() / "runs" / "codetrack"
+    if env:
+        return Path(env) / "codetrack"
+    found = find_root()
+    if found is None:
+        raise ConfigError(f"where to cache case sets? {no_repository_message()}; or set "
+                          "$GNNCB_CACHE to a folder")
+    return found.path / "runs" / "codetrack"
 
 
 def default_set_path(plan: str = "paper", base_seed: int = PRACTICE_SEED,

@@ -1,8 +1,10 @@
-"""Helpers several verbs share: key loading, the push credentials, the LLM endpoint options.
+"""Helpers several verbs share: the repository option, key loading, the push credentials,
+the LLM endpoint options.
 
-Why one module: `gnncb ci`, `gnncb ledger` and `gnncb competition reveal` must load keys the
-same way (rotation included), and `gnncb llm` and `gnncb code llm run` must spell and default
-their provider options the same way; each verb's module stays importable on its own.
+Why one module: every verb must find and name its repository the same way (`--root`), `gnncb
+ci`, `gnncb ledger` and `gnncb competition reveal` must load keys the same way (rotation
+included), and `gnncb llm` and `gnncb code llm run` must spell and default their provider
+options the same way; each verb's module stays importable on its own.
 """
 
 from __future__ import annotations
@@ -17,9 +19,47 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator import settings
 from evaluator.errors import ConfigError
+from evaluator.paths import find_root, repo_root
 from evaluator.submission import keys
 
 PREVIOUS_KEY_ENV = settings.PRIVATE_KEY_PREVIOUS.name
+
+ROOT_HELP = ("the gnncb repository to work on (the folder holding competitions/ and "
+             "leaderboard/); default: $GNNCB_ROOT, else the nearest such folder at or above "
+             "the current directory, as git finds its repository")
+
+
+def add_root_option(p: argparse.ArgumentParser) -> None:
+    """The one `--root` every verb takes (same name, meaning and help everywhere)."""
+    p.add_argument("--root", type=Path, default=None, metavar="DIR", help=ROOT_HELP)
+
+
+def add_root_everywhere(parser: argparse.ArgumentParser) -> None:
+    """`add_root_option` on every verb of `parser`: each leaf sub-parser (the parser of a
+    command that runs), so no verb can miss it or spell it differently."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        if not any("--root" in a.option_strings for a in parser._actions):
+            add_root_option(parser)
+        return
+    for action in subs:
+        for child in dict.fromkeys(action.choices.values()):
+            add_root_everywhere(child)
+
+
+def announce(root: Path | None = None, ledger: Path | bool | None = None) -> Path:
+    """Print the repository (and ledger: a path, or True for the repository's own) a writing
+    verb uses, with how the repository was chosen; return the repository. Why: a maintainer
+    must see where the write lands before reading what was written (a copy and the checkout
+    gnncb is installed from look alike)."""
+    found = find_root(root)
+    path = repo_root(root) if found is None else found.path
+    print(f"repository: {path} ({found.how})" if found else f"repository: {path}")
+    if ledger is True:
+        ledger = path / "leaderboard" / "ledger.jsonl"
+    if isinstance(ledger, Path):
+        print(f"ledger: {ledger}")
+    return path
 
 
 def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:

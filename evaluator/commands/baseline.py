@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="PEM file; default: $GNNCB_PRIVATE_KEY")
     r.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
     r.add_argument("--ledger", type=Path,
-                   help="default: leaderboard/ledger.jsonl (full runs); none for --smoke")
+                   help="default: the repository's leaderboard/ledger.jsonl (full runs; see "
+                        "--root); none for --smoke")
     r.add_argument("--timeout-minutes", type=float, default=30.0)
     r.set_defaults(func=cmd_baseline_run)
 
@@ -32,6 +33,13 @@ def cmd_baseline_run(args: argparse.Namespace) -> int:
     from evaluator.codetrack.board import boards_in
 
     folder = resolve_competition(args.slug)
+    if args.ledger is not None or not args.smoke:  # records and renders: say where
+        from evaluator.commands._options import announce
+        from evaluator.paths import ensure_inside
+
+        root = announce(args.root, ledger=args.ledger or True)
+        if args.ledger is None:  # the repository's ledger and this folder's README
+            ensure_inside(root, folder, "competition folder")
     which = [w.strip() for w in args.which.split(",") if w.strip()]
     results = run_baselines(folder, which=which, smoke=args.smoke,
                             private_key_paths=args.private_key, public_key=args.public_key,

@@ -20,7 +20,14 @@ from typing import Any
 
 from evaluator import settings
 from evaluator.commands import GROUPS
-from evaluator.commands._options import PREVIOUS_KEY_ENV, load_keys, push_env, token
+from evaluator.commands._options import (
+    PREVIOUS_KEY_ENV,
+    add_root_option,
+    announce,
+    load_keys,
+    push_env,
+    token,
+)
 from evaluator.errors import ConfigError
 from evaluator.paths import repo_root
 
@@ -74,8 +81,7 @@ def _publish_parser(phases: argparse._SubParsersAction, func: Callable[..., int]
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", required=True, help="OWNER/NAME")
     p.add_argument("--pr", type=int, required=True, help="pull request number")
-    p.add_argument("--root", type=Path, default=None,
-                   help="base-branch checkout (default: $GNNCB_ROOT or the package's repo)")
+    add_root_option(p)  # the base-branch checkout: the workflow's working directory
     p.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL",
                                                        "https://api.github.com"))
     p.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL",
@@ -96,7 +102,7 @@ def cmd_pr_score(args: argparse.Namespace) -> int:
     from evaluator.ci.predictions.score import score_pr
     from evaluator.ci.result import write_result
 
-    result = score_pr(_client(args), args.pr, root=args.root or repo_root(),
+    result = score_pr(_client(args), args.pr, root=repo_root(args.root),
                       load_keys=lambda: load_keys(args.private_key), bot_login=args.bot_login)
     write_result(result, args.out)
     say(f"PR #{args.pr} by {result.author_login}: {result.status}"
@@ -118,7 +124,7 @@ def _run_url(args: argparse.Namespace) -> str | None:
 def _publish(args: argparse.Namespace, read: Callable[[Path], Any],
              publish: Callable[..., Any]) -> int:
     """Phase 2 of either pipeline: the verdict file must be this PR's, then record and answer."""
-    root = args.root or repo_root()
+    root = announce(args.root, ledger=True)
     result = read(args.result)
     if result.pr != args.pr:
         raise ConfigError(f"{args.result} is for PR #{result.pr}, not #{args.pr}")
@@ -144,7 +150,7 @@ def cmd_code_score(args: argparse.Namespace) -> int:
 
     if args.per_cell is not None and args.per_cell < 1:
         raise ConfigError("--per-cell must be at least 1")
-    result = judge_code_pr(_client(args), args.pr, root=args.root or repo_root(),
+    result = judge_code_pr(_client(args), args.pr, root=repo_root(args.root),
                            bot_login=args.bot_login, per_cell=args.per_cell, jobs=args.jobs)
     write_code_result(result, args.out)
     say(f"PR #{args.pr} by {result.author_login}: {result.status}"

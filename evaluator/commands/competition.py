@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 from evaluator.commands import GROUPS
-from evaluator.commands._options import load_keys, push_env, track_boards
+from evaluator.commands._options import announce, load_keys, push_env, track_boards
 from evaluator.paths import (
     competition_slug,
-    competitions_dir,
     default_public_key,
-    repo_root,
+    ensure_inside,
+    find_root,
     resolve_competition,
 )
 from evaluator.submission import keys
@@ -40,9 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="also decrypt hidden labels to check them against public files")
     lint.set_defaults(func=cmd_competition_lint)
 
-    p = cs.add_parser("new", help="scaffold competitions/SLUG from templates")
+    p = cs.add_parser("new", help="scaffold competitions/SLUG from templates (in the "
+                                  "repository, --root)")
     p.add_argument("slug")
-    p.add_argument("--root", type=Path, help="folder to create it in (default: competitions/)")
     p.set_defaults(func=cmd_new)
 
     p = cs.add_parser("build", help="run competitions/SLUG/build.py: raw data -> data/, hidden/")
@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = cs.add_parser("readme", help="render README.md from competition.yaml and the ledger")
     p.add_argument("slug", help="competition slug or folder")
-    p.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
+    p.add_argument("--ledger", type=Path,
+                   help="default: the repository's leaderboard/ledger.jsonl")
     p.add_argument("--check", action="store_true",
                    help="exit 1 if README.md differs from the rendering (CI)")
     p.set_defaults(func=cmd_readme)
@@ -63,7 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
                                      "render the final standings")
     p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
-    p.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
     p.add_argument("--private-key", type=Path, action="append",
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
     p.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
@@ -87,23 +87,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 def command_arg(folder: Path) -> str:
     """How a printed follow-up command names a competition: its slug when the slug resolves to
     this very folder, else the folder itself, shell-quoted (a pasted line must run as shown)."""
-    candidate = competitions_dir() / folder.name
+    found = find_root()
     try:
-        same = candidate.resolve() == Path(folder).resolve()
+        same = found is not None and (
+            (found.path / "competitions" / folder.name).resolve() == Path(folder).resolve())
     except OSError:
         same = False
     return folder.name if same else shlex.quote(str(folder))
 
 
+def _root_suffix(root: Path) -> str:
+    """` --root DIR` for a printed follow-up command, unless the repository was found from the
+    current folder (a pasted line run there finds it again)."""
+    found = find_root()
+    if found is not None and found.how == "found from the current folder":
+        return ""
+    return f" --root {shlex.quote(str(root))}"
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     from evaluator.authoring.folders import SCAFFOLD_FILES, scaffold
 
-    folder = scaffold(args.slug, args.root or competitions_dir())
+    root = announce(args.root)
+    folder = scaffold(args.slug, root / "competitions")
+    at, suffix = shlex.quote(str(folder)), _root_suffix(root)
     print(f"created {folder} with {', '.join(SCAFFOLD_FILES.values())}")
     print("next: fill in competition.yaml and build.py, then\n"
-          f"  gnncb competition build {shlex.quote(str(folder))} --raw RAW --seed-file SEED\n"
-          f"  gnncb competition readme {shlex.quote(str(folder))}\n"
-          f"  gnncb competition lint {shlex.quote(str(folder))}")
+          f"  gnncb competition build {at} --raw RAW --seed-file SEED{suffix}\n"
+          f"  gnncb competition readme {at}{suffix}\n"
+          f"  gnncb competition lint {at}{suffix}")
     return 0
 
 
@@ -115,6 +127,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     folder = resolve_competition(args.slug)
     load_spec(folder)  # a bad spec fails before any work
+    if args.out is None and args.public_key is None:
+        # sealed to the repository's key, into the folder itself: the folder must be its own
+        ensure_inside(announce(args.root), folder, "competition folder")
     seed = read_seed(args.seed_file)
     public = keys.read_public_key(args.public_key or default_public_key())
     out = args.out or folder
@@ -131,6 +146,10 @@ def cmd_readme(args: argparse.Namespace) -> int:
     from evaluator.render.readme import render_readme
 
     folder = resolve_competition(args.slug)
+    if not args.check:  # a write: say where from; the repository's ledger, its own folders
+        root = announce(args.root, ledger=args.ledger or True)
+        if args.ledger is None:
+            ensure_inside(root, folder, "competition folder")
     text = render_readme(folder, args.ledger)
     path = folder / "README.md"
     if args.check:
@@ -169,8 +188,8 @@ def cmd_competition_lint(args: argparse.Namespace) -> int:
 def cmd_reveal(args: argparse.Namespace) -> int:
     from evaluator.repo.reveal import reveal
 
-    root = args.root or repo_root()
-    args.slug = competition_slug(args.slug, args.root)
+    root = announce(args.root, ledger=True)
+    args.slug = competition_slug(args.slug, root)
     if args.from_row is not None:
         return _record_row(args, root)
     report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,

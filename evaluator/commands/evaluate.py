@@ -31,6 +31,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     private = keys.private_keys_from(args.private_key)
     ledger = Ledger(args.ledger) if args.ledger else None
+    if ledger is not None and not args.json:
+        print(f"ledger: {args.ledger}")
     try:
         outcome = evaluate_dir(args.competition, args.submission, participant=args.participant,
                                keys=private, ledger=ledger)

@@ -45,8 +45,14 @@ def cmd_keys_kid(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_reseal(args: argparse.Namespace) -> int:
+    from evaluator.commands._options import announce
+    from evaluator.paths import ensure_inside
     from evaluator.submission.reseal import reseal_competition
 
+    if args.public_key is None:  # sealed to the repository's key: only its own folders
+        root = announce(args.root)
+        for folder in args.competitions:
+            ensure_inside(root, folder, "competition folder")
     private = keys.private_keys_from(args.private_key)
     public = keys.read_public_key(args.public_key or default_public_key())
     for folder in args.competitions:

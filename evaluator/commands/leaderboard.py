@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from evaluator.commands import GROUPS
+from evaluator.commands._options import announce
 from evaluator.ledger.store import Ledger
-from evaluator.paths import competitions_dir, default_ledger
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,18 +15,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls = p.add_subparsers(dest="lb_command", metavar="ACTION", required=True)
     GROUPS["leaderboard"] = ls
     r = ls.add_parser("render", help="write leaderboard/<slug>.md and leaderboard/README.md")
-    r.add_argument("--ledger", type=Path)
-    r.add_argument("--out", type=Path)
-    r.add_argument("--competitions", type=Path, help="default: competitions/")
+    r.add_argument("--ledger", type=Path,
+                   help="default: the repository's leaderboard/ledger.jsonl (see --root)")
+    r.add_argument("--out", type=Path, help="default: the ledger's folder")
+    r.add_argument("--competitions", type=Path,
+                   help="default: the repository's competitions/")
     r.set_defaults(func=cmd_leaderboard_render)
 
 def cmd_leaderboard_render(args: argparse.Namespace) -> int:
     from evaluator.codetrack.board import load_all_specs
     from evaluator.render.boards import write_leaderboards
 
-    ledger_path = args.ledger or default_ledger()
+    root = announce(args.root, ledger=args.ledger or True)
+    ledger_path = args.ledger or root / "leaderboard" / "ledger.jsonl"
     out = args.out or ledger_path.parent
-    specs = load_all_specs(args.competitions or competitions_dir())
+    specs = load_all_specs(args.competitions or root / "competitions")
     written = write_leaderboards(specs, Ledger(ledger_path).rows(), out, ledger=ledger_path)
     for path in written:
         print(f"wrote {path}")

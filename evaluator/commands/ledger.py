@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.commands import GROUPS
-from evaluator.commands._options import load_keys, track_boards
+from evaluator.commands._options import announce, load_keys, track_boards
 from evaluator.errors import ConfigError
-from evaluator.paths import competition_slug, repo_root
+from evaluator.paths import competition_slug
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "(after a hidden-label fix) and re-render")
     r.add_argument("slug", metavar="COMPETITION",
                    help="competition slug (gnn-cora) or folder (competitions/gnn-cora)")
-    r.add_argument("--root", type=Path, default=None, help="repository root (default: ours)")
     r.add_argument("--private-key", type=Path, action="append")
     r.add_argument("--reason", default="hidden labels corrected")
     r.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
@@ -40,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("digest", help="the submission's digest (or a unique prefix of >= 8 chars)")
     w.add_argument("--reason", required=True)
     w.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
-    w.add_argument("--root", type=Path, default=None)
     w.set_defaults(func=cmd_ledger_withdraw)
     q = ls.add_parser("list", help="list submissions with their digests (filters combine)")
     q.add_argument("--competition", help="slug or folder (competitions/gnn-cora)")
@@ -65,7 +63,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--participant", required=True)
     c.add_argument("--reason", required=True)
     c.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
-    c.add_argument("--root", type=Path, default=None)
     c.set_defaults(func=cmd_choose_final)
 
 def _track_board(value: str, root: Path) -> Any | None:
@@ -86,12 +83,12 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     from evaluator.repo.corrections import rescore, rescore_board
     from evaluator.repo.record import rerender
 
-    root = args.root or repo_root()
+    root = announce(args.root, ledger=True)
     board = _track_board(args.slug, root)
     if board is not None:  # a track's board (graph-coding): no hidden labels, no key needed
         report = rescore_board(root, board, by=args.by, dry_run=args.dry_run)
     else:
-        slug = competition_slug(args.slug, args.root)
+        slug = competition_slug(args.slug, root)
         report = rescore(root, slug, load_keys(args.private_key), reason=args.reason,
                          by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
     print(f"{report.slug} v{report.version}: re-scored {report.checked} active submission(s); "
@@ -119,7 +116,7 @@ def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
     from evaluator.repo.corrections import describe, withdraw
     from evaluator.repo.record import rerender
 
-    root = args.root or repo_root()
+    root = announce(args.root, ledger=True)
     row, written = withdraw(root, args.digest, reason=args.reason, by=args.by)
     if not written:
         from evaluator.ledger.store import WITHDRAWAL, Ledger
@@ -140,7 +137,7 @@ def _ledger_rows(path: Path | None) -> tuple[Path, list]:
     from evaluator.ledger.store import Ledger
     from evaluator.paths import default_ledger
 
-    path = path or default_ledger()
+    path = path or default_ledger()  # the repository's (--root, $GNNCB_ROOT or the cwd's)
     if not path.exists():
         raise ConfigError(f"{path}: no ledger there (give --ledger PATH)")
     return path, Ledger(path).rows()
@@ -157,10 +154,12 @@ def _ledger_slug(value: str, rows: list) -> str:
     gets the closest ones and the list instead of an empty listing."""
     import difflib
 
-    from evaluator.paths import competition_slugs
+    from evaluator.paths import competition_slugs, find_root
 
     name = Path(value).name
-    known = sorted({r["slug"] for r in rows if "slug" in r} | set(competition_slugs()))
+    found = find_root()  # a --ledger read outside any repository knows the ledger's slugs only
+    here = competition_slugs(found.path / "competitions") if found else []
+    known = sorted({r["slug"] for r in rows if "slug" in r} | set(here))
     if name in known:
         return name
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
@@ -219,8 +218,8 @@ def cmd_ledger_show(args: argparse.Namespace) -> int:
 def cmd_choose_final(args: argparse.Namespace) -> int:
     from evaluator.repo.reveal import choose_final
 
-    slug = competition_slug(args.slug, args.root)
-    root = args.root or repo_root()
+    root = announce(args.root, ledger=True)
+    slug = competition_slug(args.slug, root)
     row, written = choose_final(root, slug, args.participant, args.digests, by=args.by,
                                 reason=args.reason, boards=track_boards(root))
     chosen = ", ".join(d[:12] for d in row["chosen"])

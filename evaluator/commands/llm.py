@@ -72,7 +72,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "(workflow publish step; no private key)")
     pub.add_argument("--runs", type=Path, required=True, help="runs/<campaign> folder")
     pub.add_argument("--rows", type=Path, required=True, help="file from `llm score --rows-out`")
-    pub.add_argument("--root", type=Path, help="repository checkout (default: this one)")
     pub.add_argument("--remote", default="origin")
     pub.add_argument("--branch", default="main")
     pub.set_defaults(func=cmd_publish)
@@ -377,11 +376,11 @@ def cmd_publish(args: argparse.Namespace) -> int:
     import os
     from urllib.parse import urlparse
 
+    from evaluator.commands._options import announce
     from evaluator.llm.publish import publish_rows, read_rows
-    from evaluator.paths import repo_root
     from evaluator.repo.gitops import Git, auth_env
 
-    root = Path(args.root or repo_root())
+    root = announce(args.root, ledger=True)
     rows = read_rows(args.rows)
     url = Git(root).out("remote", "get-url", args.remote)
     git_env = None

@@ -19,7 +19,7 @@ from evaluator.paths import committed_campaigns, competitions_dir, default_ledge
 def _specs(args: argparse.Namespace) -> list:
     from evaluator.competition.spec import load_specs
 
-    return load_specs(args.competitions or competitions_dir())
+    return load_specs(args.competitions or competitions_dir())  # the repository's (--root)
 
 
 def _sources_dir(args: argparse.Namespace) -> Path:
@@ -83,8 +83,11 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from evaluator.commands._options import announce
     from evaluator.render.results.sources import import_source, load_source
 
+    if args.sources is None:  # stored in the repository: say which
+        announce(args.root, ledger=args.ledger or True)
     out = import_source(args.path, args.source, _specs(args), _sources_dir(args),
                         percent=args.percent)
     source = load_source(out.parent, args.source)
@@ -113,8 +116,10 @@ def _common(p: argparse.ArgumentParser, *, ledger: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument("--out", type=Path, help="write here instead of printing")
     if ledger:
-        p.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
-        p.add_argument("--competitions", type=Path, help="default: competitions/")
+        p.add_argument("--ledger", type=Path,
+                       help="default: the repository's leaderboard/ledger.jsonl (see --root)")
+        p.add_argument("--competitions", type=Path,
+                       help="default: the repository's competitions/")
         p.add_argument("--sources", type=Path,
                        help="imported sources folder (default: sources/ beside the ledger)")
         p.add_argument("--source", help="use this imported reference source, not the ledger")
@@ -148,7 +153,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="classification scores are given in percent")
     i.add_argument("--ledger", type=Path, help="sources are stored beside this ledger")
     i.add_argument("--sources", type=Path, help="store here instead")
-    i.add_argument("--competitions", type=Path, help="default: competitions/")
+    i.add_argument("--competitions", type=Path,
+                   help="default: the repository's competitions/")
     i.set_defaults(func=cmd_import)
     c = rs.add_parser("codetrack", help="several judged code-track runs side by side "
                                         "(GraphEval36K Tables 2, 3, 5)")

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaluator import settings
+from evaluator.commands._options import announce
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
-from evaluator.paths import competitions_dir, default_ledger
 
 if TYPE_CHECKING:
     from evaluator.render.site.parallel import Drawer
@@ -20,8 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ss = p.add_subparsers(dest="site_command", metavar="ACTION", required=True)
     b = ss.add_parser("build", help="write the site (HTML + inline SVG plots) into --out")
     b.add_argument("--out", type=Path, required=True, help="directory to write the site into")
-    b.add_argument("--ledger", type=Path, help="default: leaderboard/ledger.jsonl")
-    b.add_argument("--competitions", type=Path, help="default: competitions/")
+    b.add_argument("--ledger", type=Path,
+                   help="default: the repository's leaderboard/ledger.jsonl (see --root)")
+    b.add_argument("--competitions", type=Path,
+                   help="default: the repository's competitions/")
     b.add_argument("--repo-url", default=settings.repo_url(),
                    help="https:// address of the repository, for links to READMEs and pull "
                         "requests (default: $GNNCB_REPO_URL; none: pages name the paths)")
@@ -56,8 +58,9 @@ def cmd_site_build(args: argparse.Namespace) -> int:
                           "installed here (the site's optional extra); install it with "
                           ".venv/bin/pip install -e \".[site]\" (or pip install "
                           "'gnncb[site]'), then build again")
-    ledger_path = args.ledger or default_ledger()
-    specs = load_all_specs(args.competitions or competitions_dir())
+    root = announce(args.root, ledger=args.ledger or True)
+    ledger_path = args.ledger or root / "leaderboard" / "ledger.jsonl"
+    specs = load_all_specs(args.competitions or root / "competitions")
     comps = [s for s in specs if not is_board(s) and (not args.only or s.slug in args.only)]
     # the drawing worker starts first: it imports matplotlib while the ledger is read
     drawer = Drawer(wanted(args.jobs, 2 + 2 * len(comps)))

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
-from evaluator.paths import competitions_dir
+from evaluator.paths import find_root
 from evaluator.pipeline.evaluate import evaluate_dir
 from evaluator.submission.files import ENVELOPE_NAME, METADATA_NAME
 from evaluator.submission.identity import entrant_of, platform_participant
@@ -80,8 +80,9 @@ def _competition_for(summary: Mapping[str, Any], override: Path | None) -> Path:
     recorded = Path(summary.get("competition_dir", ""))
     if recorded.is_dir() and (recorded / "competition.yaml").is_file():
         return recorded
-    fallback = competitions_dir() / summary["slug"]
-    if fallback.is_dir():
+    found = find_root()
+    fallback = (found.path if found else Path.cwd()) / "competitions" / summary["slug"]
+    if found is not None and fallback.is_dir():
         return fallback
     raise ConfigError(f"competition {summary['slug']!r} not found at {recorded} or {fallback}; "
                       "pass --competitions")

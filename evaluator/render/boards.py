@@ -45,7 +45,7 @@ from evaluator.ledger.ranking import (
     standings_routed,
 )
 from evaluator.ledger.store import RESCORE, STALE, SUBMISSION, WITHDRAWAL, apply_audits
-from evaluator.paths import repo_root, templates_dir
+from evaluator.paths import find_root, templates_dir
 from evaluator.util import gcpause
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
@@ -134,8 +134,11 @@ def ledger_label(path: Path | str | None) -> str:
     if isinstance(path, str):
         return path
     path = Path(path)
+    found = find_root()
     try:
-        return path.resolve().relative_to(repo_root().resolve()).as_posix()
+        if found is None:
+            raise ValueError("no repository")
+        return path.resolve().relative_to(found.path.resolve()).as_posix()
     except ValueError:
         return str(path)
 

@@ -40,7 +40,8 @@ def edit_spec(folder: Path, change) -> None:
 
 
 def render(folder: Path, capsys) -> None:
-    assert gnncb(["competition", "readme", str(folder)]) == 0
+    """The README from the ledger of the folder's own (temporary) repository."""
+    assert gnncb(["competition", "readme", str(folder), "--root", str(folder.parent.parent)]) == 0
     capsys.readouterr()
 
 
@@ -112,9 +113,12 @@ def test_labels_outside_the_declared_range_of_a_real_target(clean, keypair, caps
 # --------------------------------------------------------------------------- left-overs
 @pytest.mark.slow
 def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
-    assert gnncb(["competition", "new", "demo-cancer-knn", "--root", str(tmp_path)]) == 0
+    scratch = tmp_path / "scratch"  # another repository: the demo's holds demo-cancer-knn
+    scratch.mkdir()
+    assert gnncb(["competition", "new", "demo-cancer-knn", "--root", str(scratch)]) == 0
+    scaffolded = scratch / "competitions" / "demo-cancer-knn"
     capsys.readouterr()
-    scaffold = yaml.safe_load((tmp_path / "demo-cancer-knn" / "competition.yaml").read_text())
+    scaffold = yaml.safe_load((scaffolded / "competition.yaml").read_text())
 
     def keep_placeholders(raw):
         raw["title"] = scaffold["title"]
@@ -122,7 +126,7 @@ def test_scaffold_placeholders_are_reported(clean, capsys, tmp_path):
         raw["source"] = scaffold["source"]
 
     edit_spec(clean, keep_placeholders)
-    (clean / "build.py").write_text((tmp_path / "demo-cancer-knn" / "build.py").read_text())
+    (clean / "build.py").write_text((scaffolded / "build.py").read_text())
     render(clean, capsys)
     code, out = lint(clean, capsys)
     assert code == 1

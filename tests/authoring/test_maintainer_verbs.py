@@ -85,10 +85,9 @@ def seed_file(tmp_path: Path) -> Path:
 
 @pytest.fixture()
 def scaffolded(tmp_path: Path, capsys) -> Path:
-    root = tmp_path / "competitions"
-    assert gnncb(["competition", "new", SLUG, "--root", str(root)]) == 0
+    assert gnncb(["competition", "new", SLUG, "--root", str(tmp_path)]) == 0  # the repository
     capsys.readouterr()
-    return root / SLUG
+    return tmp_path / "competitions" / SLUG
 
 
 def fill_in_spec(folder: Path) -> None:
@@ -128,9 +127,9 @@ def test_new_scaffolds_a_folder_that_lint_calls_incomplete(scaffolded):
 
 
 def test_new_refuses_an_existing_folder_and_a_bad_slug(scaffolded, capsys):
-    assert gnncb(["competition", "new", SLUG, "--root", str(scaffolded.parent)]) == 2
+    assert gnncb(["competition", "new", SLUG, "--root", str(scaffolded.parent.parent)]) == 2
     assert "exists" in capsys.readouterr().err
-    assert gnncb(["competition", "new", "Bad_Slug", "--root", str(scaffolded.parent)]) == 2
+    assert gnncb(["competition", "new", "Bad_Slug", "--root", str(scaffolded.parent.parent)]) == 2
     assert "not a valid slug" in capsys.readouterr().err
 
 
@@ -142,9 +141,10 @@ def test_the_unwritten_build_says_so(scaffolded, raw, seed_file, keypair, capsys
     assert not (scaffolded / "data").exists()  # a failed build leaves nothing behind
 
 
-def test_build_with_missing_raw_data_is_a_clear_error(scaffolded, tmp_path, seed_file, capsys):
+def test_build_with_missing_raw_data_is_a_clear_error(scaffolded, tmp_path, seed_file, keypair,
+                                                      capsys):
     code = gnncb(["competition", "build", str(scaffolded), "--raw", str(tmp_path / "nope"),
-                  "--seed-file", str(seed_file)])
+                  "--seed-file", str(seed_file), "--public-key", str(keypair["public_path"])])
     assert code == 2 and "--raw" in capsys.readouterr().err
 
 

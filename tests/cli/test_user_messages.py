@@ -293,13 +293,14 @@ def test_over_the_daily_limit_says_when_the_window_reopens(demo_competition):
 def test_printed_follow_up_commands_survive_a_space_in_the_path(tmp_path, capsys):
     import shlex
 
-    root = tmp_path / "my competitions"
+    root = tmp_path / "my repository"
+    root.mkdir()
     code, stdout, err = run(["competition", "new", "toy-space", "--root", root], capsys)
     assert code == 0, err
     lint_line = next(line.strip() for line in stdout.splitlines()
                      if line.strip().startswith("gnncb competition lint"))
     argv = shlex.split(lint_line)[1:]  # what a shell passes when the line is pasted
-    assert argv[-1] == str(root / "toy-space")
+    assert argv[-3:] == [str(root / "competitions" / "toy-space"), "--root", str(root)]
     code, stdout, _ = run(argv, capsys)
     assert "problem(s)" in stdout  # the fresh scaffold is linted: its unfilled text is a finding
 

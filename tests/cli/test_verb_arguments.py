@@ -63,9 +63,11 @@ def test_lint_takes_a_slug_a_folder_and_a_track_board(demo_competition, monkeypa
         assert "not found" not in out + err, (given, out, err)
         assert f"{slug}: " in out, (given, out)
     monkeypatch.delenv("GNNCB_ROOT")
-    monkeypatch.chdir(REPO.parent)  # outside the checkout: slugs still resolve
-    code, out, err = run(["competition", "lint", "graph-coding"], capsys)
+    monkeypatch.chdir(REPO.parent)  # outside the checkout: slugs resolve in the --root named
+    code, out, err = run(["competition", "lint", "graph-coding", "--root", REPO], capsys)
     assert "graph-coding: " in out and "not found" not in err, err
+    code, out, err = run(["competition", "lint", "graph-coding"], capsys)  # and without one:
+    assert code == 2 and "no gnncb repository here" in err and "--root" in err, err
 
 
 @pytest.mark.slow
@@ -300,12 +302,15 @@ def test_code_llm_run_judge_later_command_survives_a_space(tmp_path, monkeypatch
 
 
 def test_competition_new_next_commands_all_survive_a_space(tmp_path, capsys):
-    root = tmp_path / "my competitions"
+    root = tmp_path / "my repository"
+    root.mkdir()
     code, stdout, err = run(["competition", "new", "toy-space", "--root", root], capsys)
     assert code == 0, err
+    folder = root / "competitions" / "toy-space"
     for verb in ("build", "readme", "lint"):
         argv = _pasted(stdout, f"gnncb competition {verb}")
-        assert argv[:3] == ["competition", verb, str(root / "toy-space")], verb
+        assert argv[:3] == ["competition", verb, str(folder)], verb
+        assert argv[-2:] == ["--root", str(root)], verb  # the pasted line finds it again
 
 
 # ------------------------------------------------------------------ 6. README

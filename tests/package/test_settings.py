@@ -119,12 +119,14 @@ def test_gnncb_root_without_templates_falls_back_to_the_checkout(monkeypatch,
     assert paths.templates_dir() == REPO / "templates"
 
 
-def test_a_templates_folder_beside_an_installed_package_is_not_ours(monkeypatch) -> None:
+def test_a_templates_folder_beside_an_installed_package_is_not_ours(monkeypatch,
+                                                                    tmp_path: Path) -> None:
     """Installed from a wheel, the package's parent is site-packages: a `templates/` there
-    (another distribution's) is never taken for ours; this checkout's package has no copy of
-    its own, so nothing is found."""
+    (another distribution's) is never taken for ours; run outside any repository, with this
+    checkout's package holding no copy of its own, nothing is found."""
     monkeypatch.delenv("GNNCB_ROOT", raising=False)
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(paths, "package_checkout", lambda: None)
-    assert (paths.repo_root() / "templates").is_dir()  # beside the package, as in the story
+    assert (paths.package_home() / "templates").is_dir()  # beside the package, as in the story
     with pytest.raises(ConfigError, match="templates folder not found"):
         paths.templates_dir()

@@ -27,7 +27,7 @@ from evaluator.competition.boards import Leaderboard, is_board
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import Entry
-from evaluator.paths import repo_root, templates_dir
+from evaluator.paths import find_root, templates_dir
 from evaluator.render.boards import Prepared, ledger_label, write_leaderboards
 from evaluator.render.site import parallel, views
 from evaluator.render.site.parallel import Drawer, Job
@@ -79,6 +79,15 @@ def source_of(ledger: Path | str | None, rows: list[dict[str, Any]]) -> Source:
     return Source(label=ledger_label(ledger), rows=len(rows), sha256=sha)
 
 
+def _campaigns_dir(given: Path | None) -> Path | None:
+    """The committed campaigns shown beside the ledger: `given`, else the repository's
+    campaigns/ (--root, $GNNCB_ROOT or the current folder's), else none."""
+    if given is not None:
+        return Path(given)
+    found = find_root()
+    return found.path / "campaigns" if found else None
+
+
 def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Path, *,
                ledger: Path | str | None = None, repo_url: str | None = None,
                changed: list[str] | None = None, shown: int = views.SHOWN,
@@ -111,9 +120,7 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
             specs, rows, Path(boards), ledger=ledger, changed=changed, prepared=shared)
         built = _build_site(shared, Path(out), comps, drawer, ledger=ledger, repo_url=repo_url,
                             changed=changed, shown=shown,
-                            campaigns=campaign_folders(repo_root() / "campaigns"
-                                                       if campaigns is None
-                                                       else Path(campaigns)),
+                            campaigns=campaign_folders(_campaigns_dir(campaigns)),
                             judged=judged or {},
                             progress=progress or (lambda done, total, note: None))
         return sorted(built + markdown)
