@@ -14,24 +14,32 @@ range; NMAE is then undefined and refused (a competition must not be built that 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from sklearn import metrics as skm
+
+
+def _skm() -> Any:
+    """scikit-learn's metrics, imported on first use: it pulls in SciPy (half a second), and
+    readers of the registry (the site, spec validation) never compute a metric."""
+    from sklearn import metrics
+
+    return metrics
 
 
 def macro_f1(y_true: np.ndarray, y_pred: np.ndarray, labels: Sequence[object]) -> float:
     """Unweighted mean of per-class F1 over the competition's declared classes."""
-    return float(skm.f1_score(y_true, y_pred, labels=list(labels), average="macro",
+    return float(_skm().f1_score(y_true, y_pred, labels=list(labels), average="macro",
                               zero_division=0))
 
 
 def binary_f1(y_true: np.ndarray, y_pred: np.ndarray, positive: object) -> float:
-    return float(skm.f1_score(y_true, y_pred, pos_label=positive, average="binary",
+    return float(_skm().f1_score(y_true, y_pred, pos_label=positive, average="binary",
                               zero_division=0))
 
 
 def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    return float(skm.accuracy_score(y_true, y_pred))
+    return float(_skm().accuracy_score(y_true, y_pred))
 
 
 def roc_auc(y_true: np.ndarray, scores: np.ndarray, positive: object) -> float:
@@ -39,11 +47,11 @@ def roc_auc(y_true: np.ndarray, scores: np.ndarray, positive: object) -> float:
     y = np.asarray(y_true) == positive
     if y.all() or not y.any():
         raise ValueError("ROC-AUC is undefined when the split has only one class")
-    return float(skm.roc_auc_score(y, scores))
+    return float(_skm().roc_auc_score(y, scores))
 
 
 def mae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    return float(skm.mean_absolute_error(y_true, y_pred))
+    return float(_skm().mean_absolute_error(y_true, y_pred))
 
 
 def nmae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -55,5 +63,5 @@ def nmae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     spans = true.max(axis=0) - true.min(axis=0)
     if np.any(spans == 0):
         raise ValueError("NMAE is undefined for a target whose true values are all equal")
-    per_target = skm.mean_absolute_error(true, pred, multioutput="raw_values")
+    per_target = _skm().mean_absolute_error(true, pred, multioutput="raw_values")
     return float(np.mean(per_target / spans))

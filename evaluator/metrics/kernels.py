@@ -14,9 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy import stats
+
+
+def _stats() -> Any:
+    """SciPy's stats, imported on first use (see `functions._skm`: the site imports the
+    registry, never a kernel's computation)."""
+    from scipy import stats
+
+    return stats
 
 
 # ----------------------------------------------------------------------------- kernel kinds
@@ -114,7 +122,7 @@ def delong_se(y: np.ndarray, scores: np.ndarray) -> float:
     """DeLong's standard error of the ROC-AUC (midranks via scipy.stats.rankdata)."""
     pos, neg = scores[y], scores[~y]
     m, n = len(pos), len(neg)
-    all_ranks = stats.rankdata(np.r_[pos, neg])
-    v10 = (all_ranks[:m] - stats.rankdata(pos)) / n
-    v01 = 1.0 - (all_ranks[m:] - stats.rankdata(neg)) / m
+    all_ranks = _stats().rankdata(np.r_[pos, neg])
+    v10 = (all_ranks[:m] - _stats().rankdata(pos)) / n
+    v01 = 1.0 - (all_ranks[m:] - _stats().rankdata(neg)) / m
     return float(np.sqrt(np.var(v10, ddof=1) / m + np.var(v01, ddof=1) / n))
