@@ -219,6 +219,10 @@ def _check_target(column: pd.Series, target: Target, report: Report,
     present = ~missing_mask
     if target.type == "class":
         return _check_classes(column, target, report, raw, present)
+    if pd.api.types.is_bool_dtype(column.dtype) or pd.api.types.is_object_dtype(column.dtype):
+        # pandas reads True/False (any case) as booleans, and `to_numeric` turns those into
+        # 1/0: a column of words would be scored. The text as written decides instead.
+        column = raw.column(target.name).where(present)
     numeric = pd.to_numeric(column, errors="coerce")
     arr = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
     not_number = np.flatnonzero(present & np.isnan(arr))
