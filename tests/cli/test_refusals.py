@@ -34,3 +34,34 @@ def test_check_refuses_booleans_as_probabilities(spelling, tmp_path, capsys):
     assert "column 'link'" in err and "not numbers at line(s) " in err, err
     assert repr(yes) in err.split("e.g. ", 1)[1], err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("line", [2, 300])
+def test_check_names_the_line_and_field_of_a_giant_id(line, tmp_path, capsys):
+    """A 140,000-character id in the first row was reported as "line 2 has 1 field" (the
+    first-row check read a 64 KiB window and saw half a line); further down, the id was quoted
+    whole in the answer. Both now name the line, the column, the field's size and the limit."""
+    lines = _sample(LINKS)
+    giant = "7" * 140_000
+    lines[line - 1] = f"{giant},0.5"
+    bad = tmp_path / "predictions.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    code, out, err = run(["check", "--competition", "netlinkarena", bad], capsys)
+    assert code == 1, out + err
+    assert (f"{bad}, line {line}: the line is 140,004 bytes long, over the limit of 65,536: "
+            "column 'id' (from byte 1 of the line) holds 140,000 bytes") in err, err
+    assert "1 field" not in err and "Traceback" not in err
+    assert len(err) < 1000, len(err)  # the id is not echoed back
+
+
+def test_check_shortens_a_long_value_it_quotes(tmp_path, capsys):
+    """An id under the line limit but not a test id is quoted shortened, with its length."""
+    lines = _sample(LINKS)
+    lines[299] = f"{'7' * 60_000},0.5"
+    bad = tmp_path / "predictions.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    code, out, err = run(["check", "--competition", "netlinkarena", bad], capsys)
+    assert code == 1, out + err
+    assert f"1 ids are not test ids at line(s) 300, e.g. '{'7' * 60}'... (60,000 characters)" \
+        in err, err
+    assert len(err) < 1000, len(err)
