@@ -65,3 +65,28 @@ def test_check_shortens_a_long_value_it_quotes(tmp_path, capsys):
     assert f"1 ids are not test ids at line(s) 300, e.g. '{'7' * 60}'... (60,000 characters)" \
         in err, err
     assert len(err) < 1000, len(err)
+
+
+@pytest.mark.parametrize("place", ["under a file", "a folder"])
+def test_encrypt_into_an_unwritable_place_names_the_path(place, keypair, tmp_path, capsys):
+    """`gnncb encrypt -o` where nothing can be written ended in a traceback (OSError)."""
+    preds = tmp_path / "predictions.csv"
+    preds.write_text("\n".join(_sample(LINKS)) + "\n")
+    blocker = tmp_path / "blocker"
+    if place == "under a file":
+        blocker.write_text("a file where the folder should be\n")
+        output = blocker / "predictions.csv.enc"
+    else:
+        blocker.mkdir()
+        output = blocker
+    code, out, err = run(["encrypt", "--competition", "netlinkarena", "--participant", "alice",
+                          "--method", "m", "--public-key", keypair["public_path"], "-o", output,
+                          preds], capsys)
+    assert code == 2, out + err
+    if place == "under a file":
+        assert (f"error: cannot write {output}: {blocker}: File exists (a file stands where a "
+                "folder is needed); give -o/--output a path in a folder you can write") in err
+    else:
+        assert (f"error: cannot write {output}: Is a directory; -o/--output names a folder; "
+                f"give a file in it, e.g. {output / 'predictions.csv.enc'}") in err, err
+    assert "Traceback" not in err
