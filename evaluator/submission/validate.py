@@ -141,8 +141,8 @@ def _check_first_row_width(data: bytes, filename: str) -> None:
     """pandas silently turns a first data row with one extra field into an index (or drops the
     field), so the header and the first row are compared here; pandas checks later rows.
     Lines were checked to be at most MAX_LINE_BYTES, so the window holds both whole."""
-    head = data[:2 * (MAX_LINE_BYTES + 2) + len(codecs.BOM_UTF8)]
-    head = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    window = data[:2 * (MAX_LINE_BYTES + 2) + len(codecs.BOM_UTF8)]
+    head = window.decode("utf-8", errors="replace").lstrip("\ufeff")
     try:
         rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
     except csv.Error as err:
