@@ -19,7 +19,6 @@ from typing import Any
 
 from filelock import FileLock
 
-from evaluator.competition.schedule import REVEAL
 from evaluator.errors import ConfigError
 from evaluator.submission.identity import HUMAN, migrate_row
 from evaluator.util import gcpause
@@ -32,6 +31,9 @@ RESCORE = "rescore"
 STALE = "stale"
 # A maintainer's record of which submissions count as a participant's final ones.
 FINAL_CHOICE = "final-choice"
+# `competition.schedule.REVEAL`, spelled here: importing it loads the spec module and SciPy
+# into every command that reads the ledger (the site build stays without SciPy).
+_REVEAL = "reveal"
 # The C scanner behind `json.loads` (same strictness and constants), called once per line.
 # attr-defined: JSONDecoder.__init__ sets `scan_once`; typeshed does not declare it.
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -51,7 +53,7 @@ _REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
     RESCORE: {"target": (str,), "scores": (dict,), "at": (str,)},
     STALE: {"target": (str,), "at": (str,)},
     FINAL_CHOICE: {"participant": (str,), "chosen": (list,)},
-    REVEAL: {"private": (dict,)},
+    _REVEAL: {"private": (dict,)},
 }
 _NONE = type(None)
 _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
@@ -65,7 +67,7 @@ _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
               "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
     STALE: {"slug": (str,), "version": (int,)},
     FINAL_CHOICE: {"slug": (str,), "version": (int,)},
-    REVEAL: {"slug": (str,), "version": (int,)},
+    _REVEAL: {"slug": (str,), "version": (int,)},
 }
 _JSON_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object",
                list: "a list", bool: "true or false", _NONE: "null"}

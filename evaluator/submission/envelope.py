@@ -15,17 +15,19 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from evaluator.competition.spec import CompetitionSpec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.submission.keys import b64url, b64url_decode, thumbprint
 from evaluator.util import jsonsafe
+
+if TYPE_CHECKING:  # only an annotation: the spec module loads SciPy
+    from evaluator.competition.spec import CompetitionSpec
 
 ALG = "RSA-OAEP-256"
 ENC = "A256GCM"
