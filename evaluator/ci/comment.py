@@ -7,6 +7,7 @@ bot's own account (anyone can paste the marker into a comment of their own).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -80,8 +81,16 @@ def find_answer(comments: Iterable[CommentInfo], bot_login: str) -> CommentInfo 
     return None
 
 
+_MARKER = re.compile(re.escape(MARKER_PREFIX) + r" status=(accepted|rejected) pr=[0-9]+ -->")
+
+
 def answered_status(comment: CommentInfo) -> str:
-    return "accepted" if "status=accepted" in comment.body else "rejected"
+    """The status our own marker records. Why the marker and not the text: a rejection quotes
+    participant text (a file name such as `status=accepted`), which a search of the whole body
+    read as an acceptance on a re-run. Participant text is escaped (`<` never survives), so
+    only our marker matches."""
+    found = _MARKER.search(comment.body)
+    return found.group(1) if found else "rejected"
 
 
 def _link(url: str) -> Markup:

@@ -58,6 +58,23 @@ def _missing_declarations(spec: Any, args: argparse.Namespace) -> list[str]:
     return missing
 
 
+def _unwritable(output: Path, err: OSError) -> str:
+    """What went wrong writing the submission folder, and the fix: an OSError's own text names
+    only the path that failed (`File exists` for a parent that is a file)."""
+    reason = err.strerror or str(err)
+    if err.filename and Path(err.filename) != output:
+        reason = f"{err.filename}: {reason}"
+    if isinstance(err, (FileExistsError, NotADirectoryError)):
+        reason += " (a file stands where a folder is needed)"
+    if isinstance(err, IsADirectoryError) and Path(output).is_dir():
+        fix = f"-o/--output names a folder; give a file in it, e.g. " \
+              f"{shlex.quote(str(Path(output) / 'predictions.csv.enc'))}"
+    else:
+        fix = ("give -o/--output a path in a folder you can write (the envelope and "
+               "metadata.json go there together)")
+    return f"cannot write {output}: {reason}; {fix}"
+
+
 def cmd_encrypt(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
@@ -77,7 +94,10 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
                              f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
         raise ConfigError(f"cannot write metadata.json: {problems}") from None
     public = keys.read_public_key(args.public_key or default_public_key())
-    sealed = write_submission(checked, public, meta, args.output)
+    try:
+        sealed = write_submission(checked, public, meta, args.output)
+    except OSError as err:  # a read-only folder, a file where a folder should be, a full disk
+        raise ConfigError(_unwritable(args.output, err)) from None
     print(f"checked {sealed.rows} rows; wrote {sealed.envelope} (kid {sealed.kid}) and "
           f"{sealed.metadata}")
     for missing in _missing_declarations(spec, args):

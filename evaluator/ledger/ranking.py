@@ -18,9 +18,9 @@ from typing import Any
 
 from evaluator.competition.boards import Rankable, final_submissions_per_version
 from evaluator.competition.spec import CompetitionSpec
+from evaluator.ledger.store import FINAL_CHOICE as FINAL_CHOICE  # (defined with the row types)
 from evaluator.ledger.store import SUBMISSION, active_submissions
 
-FINAL_CHOICE = "final-choice"
 _by_key_then_name = itemgetter(0, 1)
 
 

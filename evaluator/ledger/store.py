@@ -29,9 +29,102 @@ RESCORE = "rescore"
 # A re-score that could not reach a row (its envelope was not stored): the row keeps its score
 # but is marked as scored on labels that may since have changed.
 STALE = "stale"
+# A maintainer's record of which submissions count as a participant's final ones.
+FINAL_CHOICE = "final-choice"
+# `competition.schedule.REVEAL`, spelled here: importing it loads the spec module and SciPy
+# into every command that reads the ledger (the site build stays without SciPy).
+_REVEAL = "reveal"
 # The C scanner behind `json.loads` (same strictness and constants), called once per line.
 # attr-defined: JSONDecoder.__init__ sets `scan_once`; typeshed does not declare it.
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+# What every reader takes from a row of each type, by name -> the JSON types allowed (bool is
+# not an int here). Why checked on read: a hand-edited line (`"version": "1"`, a withdrawal
+# without its digest) crashed whichever command met it first, the keyed pull-request job
+# included, with a traceback instead of the file and line. Types not listed here are left to
+# the readers that know them (a newer row type passes through untouched); keys not listed are
+# free.
+_NUMBER = (int, float)
+_REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
+    SUBMISSION: {"slug": (str,), "version": (int,), "participant": (str,), "scores": (dict,),
+                 "scored_at": (str,)},
+    WITHDRAWAL: {},
+    RESCORE: {"target": (str,), "scores": (dict,), "at": (str,)},
+    STALE: {"target": (str,), "at": (str,)},
+    FINAL_CHOICE: {"participant": (str,), "chosen": (list,)},
+    _REVEAL: {"private": (dict,)},
+}
+_NONE = type(None)
+_OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
+    SUBMISSION: {"entrant": (str,), "participant_id": (int, _NONE), "pr": (int, _NONE),
+                 "submitted_at": (str,), "method": (str,), "model": (str,), "team": (str,),
+                 "sealed_scores": (str,), "scored_on": (str,), "intervals": (dict,),
+                 "declared": (dict,), "final_choice": (list, _NONE), "late": (bool,),
+                 "per_problem": (dict,)},
+    WITHDRAWAL: {"slug": (str,), "version": (int,), "participant": (str,)},
+    RESCORE: {"slug": (str,), "version": (int,), "participant": (str,), "sealed_scores": (str,),
+              "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
+    STALE: {"slug": (str,), "version": (int,)},
+    FINAL_CHOICE: {"slug": (str,), "version": (int,)},
+    _REVEAL: {"slug": (str,), "version": (int,)},
+}
+_JSON_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object",
+               list: "a list", bool: "true or false", _NONE: "null"}
+
+
+def _shape_problem(row: dict[str, Any]) -> str | None:
+    """What is wrong with a parsed row's shape, or None. Cheap on good rows (a 100,000-row
+    ledger is read on every render): the loops over keys and scores run in C (`map`, set
+    operations); the reason is worked out only for a bad row."""
+    kind = row["type"]
+    if type(kind) is not str:
+        return f"'type' is {_json_name(kind)}, must be a string"
+    digest = row.get("digest")
+    if type(digest) is not str or not digest:
+        return (f"{kind} row without 'digest'" if digest is None else
+                f"{kind} row: 'digest' is {_json_name(digest)}, must be a non-empty string")
+    required = _REQUIRED.get(kind)
+    if required is None:
+        return None
+    for key, types in required.items():
+        if type(row.get(key)) not in types:
+            return (f"{kind} row without {key!r}" if key not in row else
+                    _wrong(kind, key, row[key], types))
+    optional = _OPTIONAL.get(kind)
+    if optional is not None:
+        for key in optional.keys() & row.keys():
+            if type(row[key]) not in optional[key]:
+                return _wrong(kind, key, row[key], optional[key])
+    for name in ("scores", "previous"):
+        values = row.get(name)
+        if type(values) is dict and not _NUMBER_TYPES.issuperset(map(type, values.values())):
+            metric, value = next((m, v) for m, v in values.items() if type(v) not in _NUMBER)
+            return (f"{kind} row: {name}[{metric!r}] is {_json_name(value)}, must be a "
+                    "number")
+    for name in ("chosen", "final_choice"):
+        values = row.get(name)
+        if type(values) is list and not _STR_TYPE.issuperset(map(type, values)):
+            return f"{kind} row: {name!r} must be a list of digests (strings)"
+    return None
+
+
+_NUMBER_TYPES = frozenset(_NUMBER)
+_STR_TYPE = frozenset({str})
+_MISSING = object()
+
+
+def _json_name(value: object) -> str:
+    if value is None:
+        return "null"
+    shown = json.dumps(value, ensure_ascii=True, default=str)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"{shown} ({_JSON_NAMES.get(type(value), type(value).__name__)})"
+
+
+def _wrong(kind: str, key: str, value: object, types: tuple[type, ...]) -> str:
+    want = " or ".join(_JSON_NAMES[t] for t in types)
+    return f"{kind} row: {key!r} is {_json_name(value)}, must be {want}"
 
 
 def now_iso() -> str:
@@ -74,12 +167,16 @@ class Ledger:
             gcpause.settle(len(rows))
         if not tail.strip():
             return rows, None
+        lineno = body.count(b"\n") + 1
         try:
-            row = self._parse(tail.decode("utf-8"), body.count(b"\n") + 1)
-        except (ConfigError, UnicodeDecodeError):
+            text = tail.decode("utf-8")
+            json.loads(text)
+        except ValueError:  # not JSON (UnicodeDecodeError included): a write cut short
             self._report_torn(end, len(tail))
             return rows, end
-        rows.append(row)  # complete but unterminated (e.g. an editor dropped the newline)
+        # complete but unterminated (e.g. an editor dropped the newline): a hand-edited row
+        # is checked like any other, not taken for a torn write and cut off
+        rows.append(self._parse(text, lineno))
         return rows, None
 
     def _parse_each(self, lines: list[str]) -> list[dict[str, Any]]:
@@ -92,7 +189,7 @@ class Ledger:
         whitespace, not JSON, not an object, no 'type', an old identity) goes through
         `_parse`, which gives the same row and raises the same error as before.
         """
-        scan, parse, migrate = _SCAN, self._parse, migrate_row
+        scan, parse, migrate, shape = _SCAN, self._parse, migrate_row, _shape_problem
         rows: list[dict[str, Any]] = []
         append = rows.append
         for lineno, line in enumerate(lines, 1):
@@ -103,6 +200,9 @@ class Ledger:
             except (StopIteration, ValueError):
                 row, stop = None, -1
             if stop == len(line) and type(row) is dict and "type" in row:
+                problem = shape(row)
+                if problem is not None:
+                    raise ConfigError(self._bad_line(lineno, problem))
                 # the common current row: a submission from a pull request by a human
                 if not (row.get("pr") is not None and row.get("entrant", HUMAN) == HUMAN):
                     row = migrate(row)
@@ -117,8 +217,16 @@ class Ledger:
         except json.JSONDecodeError as err:
             raise ConfigError(f"{self.path}, line {lineno}: corrupt ledger row: {err}") from None
         if not isinstance(row, dict) or "type" not in row:
-            raise ConfigError(f"{self.path}, line {lineno}: ledger row without 'type'")
+            raise ConfigError(self._bad_line(lineno, "ledger row without 'type'"))
+        problem = _shape_problem(row)
+        if problem is not None:
+            raise ConfigError(self._bad_line(lineno, problem))
         return migrate_row(row)  # old identity scheme read as the current one; line unchanged
+
+    def _bad_line(self, lineno: int, problem: str) -> str:
+        return (f"{self.path}, line {lineno}: {problem}; the ledger is written only by gnncb: "
+                f"restore the line from git (git log -p -- {self.path.name}) or correct it by "
+                "hand")
 
     def _report_torn(self, offset: int, size: int) -> None:
         if self._reported_torn != offset:

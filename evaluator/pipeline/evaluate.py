@@ -293,7 +293,8 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         kid = opened.header["kid"]
         row["sealed_scores"] = envelope.seal_scores(
             {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
-            keys[kid].public_key(), spec.slug, spec.version, opened.digest)
+            keys[kid].public_key(), spec.slug, spec.version, opened.digest,
+            size=envelope.scores_size(spec))
     if window.phase is not None:
         row["phase"] = window.phase
     if window.late:

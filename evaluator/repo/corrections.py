@@ -83,7 +83,8 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     labels = load_labels(competition, spec, keys)
     fingerprint = labels_fingerprint(competition, [s.labels for s in spec.splits.values()])
     expected = all_ids(competition_ids(competition, spec))
-    moved = False  # some score changed (a re-score that only adds intervals moves nothing)
+    scored_on = PUBLIC if spec.has_parts else ALL
+    checked = []  # (row, its predictions, the key id that opened it, scores by part, same?)
     for r in rows:
         path = stored[r["digest"]]
         if r["digest"] in report.missing:
@@ -105,7 +106,6 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
         report.checked += 1
         parts = score_parts(spec, labels, table)
         scores = parts.get(PUBLIC, parts.get(ALL, {}))
-        scored_on = PUBLIC if spec.has_parts else ALL
         same_private = True
         if spec.has_parts:
             sealed_scores = r.get("sealed_scores")
@@ -114,11 +114,19 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
                 parts[PRIVATE])
         unchanged = scores == r["scores"] and r.get("scored_on", ALL) == scored_on and \
             same_private
-        if unchanged and r.get("intervals"):
+        checked.append((r, table, opened.header["kid"], parts, unchanged))
+    # All or none: when any score moved, every re-scored row gets an audit line (and a fresh
+    # sealed private score). Why: a line only for the rows whose *private* score moved would
+    # publish which participants' private scores a private-only label fix changed, which is
+    # what the sealed scores keep secret until the reveal. When nothing moved, only rows
+    # without intervals get one, which depends on nothing secret.
+    moved = any(not unchanged for *_, unchanged in checked)
+    for r, table, kid, parts, _ in checked:
+        if not moved and r.get("intervals"):
             continue
-        moved = moved or not unchanged
         part_intervals = interval_parts(
             spec, labels, table, clusters_for=lambda t: load_clusters(competition, spec, t))
+        scores = parts.get(PUBLIC, parts.get(ALL, {}))
         audit = {
             "type": RESCORE,
             "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{fingerprint}".encode()
@@ -128,13 +136,13 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             "scored_on": scored_on,
             "intervals": part_intervals.get(PUBLIC, part_intervals.get(ALL, {})),
             "labels": fingerprint, "by": by, "at": now_iso(),
-            "reason": reason if not unchanged else "adds the 95% score intervals (scores "
-                                                   "unchanged)",
+            "reason": reason if moved else "adds the 95% score intervals (scores unchanged)",
         }
         if spec.has_parts:
             audit["sealed_scores"] = envelope.seal_scores(
                 {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
-                keys[opened.header["kid"]].public_key(), spec.slug, spec.version, r["digest"])
+                keys[kid].public_key(), spec.slug, spec.version, r["digest"],
+                size=envelope.scores_size(spec))
         report.changed.append(audit)
     # Rows without a stored envelope cannot be re-scored. They are marked as scored on old
     # labels when the labels evidently changed (some re-scored row moved) or when no row could

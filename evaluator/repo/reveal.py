@@ -25,7 +25,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from evaluator.competition.boards import Board
-from evaluator.competition.schedule import REVEAL, stamp
+from evaluator.competition.schedule import REVEAL, revealed, stamp
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
@@ -124,6 +124,11 @@ def choose_final(root: Path, slug: str, participant: str, digests: list[str], *,
         raise ConfigError(f"{slug} counts 1 to {limit} final submissions per participant; "
                           f"{len(digests)} given")
     ledger = Ledger(ledger_path(root))
+    shown = revealed(ledger.rows(), spec.slug, spec.version)
+    if shown is not None:  # the standings are published: a choice now would rewrite them
+        raise ConfigError(f"the final standings of {spec.slug} version {spec.version} were "
+                          f"revealed at {shown.get('at', '?')}; a final choice recorded now "
+                          "would change published standings, so none is accepted")
     mine = [r["digest"] for r in active_submissions(ledger.rows())
             if r["slug"] == spec.slug and r["version"] == spec.version and not r.get("late")
             and r["participant"].lower() == participant.lower()]

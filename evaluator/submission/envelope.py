@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -26,14 +26,22 @@ from evaluator.errors import ConfigError, Rejection
 from evaluator.submission.keys import b64url, b64url_decode, thumbprint
 from evaluator.util import jsonsafe
 
+if TYPE_CHECKING:  # only an annotation: the spec module loads SciPy
+    from evaluator.competition.spec import CompetitionSpec
+
 ALG = "RSA-OAEP-256"
 ENC = "A256GCM"
 PURPOSE_PREDICTIONS = "predictions"
 PURPOSE_LABELS = "hidden-labels"
 PURPOSE_SCORES = "sealed-scores"
-# Sealed scores are padded to a multiple of this, so the ciphertext length cannot tell a
-# round score (1.0) from a long one (0.9230769230769231).
-SCORES_PAD = 1024
+# Sealed scores are padded to one length per competition (`scores_size`), so the ciphertext
+# length cannot tell a round score (1.0, a perfect private part) from a long one
+# (0.9230769230769231). Padding to a multiple of 1 KiB did not: six scores of a perfect part
+# took 925 bytes (one block), of an imperfect one 1,190 (two). Per score: the score and its
+# interval record (two bounds, method, counts, unit, cluster name) take under 300 bytes plus
+# the score's name twice; the budget leaves room above that.
+SCORES_PER_SCORE = 400
+SCORES_BASE = 64
 # A header bigger than this is not a header we made; refuse before parsing JSON.
 MAX_HEADER_BYTES = 4096
 HEADER_DEPTH = 4  # our header is flat; JOSE allows objects (e.g. "jwk"), never deep ones
@@ -213,11 +221,27 @@ def score_claims(slug: str, version: int, submission: str) -> dict[str, Any]:
             "submission": submission}
 
 
+def scores_size(spec: CompetitionSpec) -> int:
+    """The one length (bytes of JSON, before sealing) every sealed-scores blob of `spec`'s
+    competition is padded to: a budget per metric and derived score, plus the names that
+    appear in the content (score names twice, derived scores' parts, the cluster name)."""
+    names = [*spec.metrics, *spec.derived]
+    cluster = max((len(s.clusters.name) for s in spec.splits.values() if s.clusters),
+                  default=0)
+    parts = sum(len(ref) + 3 for derived in spec.derived.values() for ref in derived.of)
+    return SCORES_BASE + parts + sum(SCORES_PER_SCORE + 2 * len(n) + cluster for n in names)
+
+
 def seal_scores(content: Mapping[str, Any], public_key: rsa.RSAPublicKey, slug: str,
-                version: int, submission: str) -> str:
-    """JSON `content` (e.g. {"private": {...}}) sealed to the platform key, padded."""
+                version: int, submission: str, *, size: int) -> str:
+    """JSON `content` (e.g. {"private": {...}}) sealed to the platform key, padded to `size`
+    bytes (`scores_size(spec)`), so every blob of a competition has the same length."""
     data = json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
-    data += b" " * (-len(data) % SCORES_PAD)
+    if len(data) > size:  # never a longer blob: its length would say something
+        raise ConfigError(f"{slug}: sealed scores of {submission[:12]} take {len(data):,} "
+                          f"bytes, over the competition's fixed {size:,}; raise "
+                          "envelope.SCORES_PER_SCORE (a platform bug, not the submission's)")
+    data += b" " * (size - len(data))
     return seal(data, public_key, score_claims(slug, version, submission)).decode("ascii")
 
 

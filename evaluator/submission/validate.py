@@ -28,6 +28,11 @@ MAX_PROBLEMS = 8  # problems listed in one message; the rest are counted
 # `evaluate` in exact agreement.
 MAX_ABS_VALUE = 1e15
 EXAMPLES = 5
+# No id or value comes near this; a longer line is a lost line break or a pasted blob. Without
+# the limit a 140,000-character id in the first row was cut by the first-row check's window and
+# reported as "line 2 has 1 field", and a long id further down was quoted whole in the message.
+MAX_LINE_BYTES = 1 << 16
+EXAMPLE_CHARS = 60  # a quoted value longer than this is shortened in messages
 
 
 @dataclass
@@ -57,8 +62,15 @@ def _lines(rows: np.ndarray) -> str:
     return shown + (f" (and {len(rows) - EXAMPLES} more)" if len(rows) > EXAMPLES else "")
 
 
+def _quote(value: object) -> str:
+    text = repr(value)
+    if isinstance(value, str) and len(value) > EXAMPLE_CHARS:
+        text = f"{value[:EXAMPLE_CHARS]!r}... ({len(value):,} characters)"
+    return text
+
+
 def _examples(values: Sequence[object]) -> str:
-    shown = ", ".join(repr(v) for v in list(values)[:EXAMPLES])
+    shown = ", ".join(_quote(v) for v in list(values)[:EXAMPLES])
     return shown + (f", ... ({len(values)} in all)" if len(values) > EXAMPLES else "")
 
 
@@ -91,10 +103,46 @@ def _decode_check(data: bytes, filename: str) -> None:
                             code="invalid-predictions")
 
 
+def _check_line_lengths(data: bytes, filename: str) -> None:
+    """Refuse the first line longer than MAX_LINE_BYTES, naming its line, the field that makes
+    it long (column name, byte where it starts, its length) and the limit.
+
+    Why blocks: a line of MAX_LINE_BYTES bytes covers a whole aligned block of half that size,
+    so only blocks without a line feed (one `find` each, which stops at the first line feed)
+    need a closer look; a 20 MB file costs a few hundred calls.
+    """
+    block = MAX_LINE_BYTES // 2
+    for start in range(0, len(data), block):
+        if data.find(b"\n", start, start + block) >= 0 or len(data) - start < block:
+            continue
+        begin = data.rfind(b"\n", 0, start) + 1
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[begin:end].rstrip(b"\r")
+        if len(line) <= MAX_LINE_BYTES:
+            continue
+        number = data.count(b"\n", 0, begin) + 1
+        # where the long field starts; quoted commas are rare in a file this broken, so
+        # plain commas are good enough to point at it
+        fields = line.split(b",")
+        longest = max(range(len(fields)), key=lambda k: len(fields[k]))
+        column = sum(len(f) + 1 for f in fields[:longest]) + 1
+        header = data[:data.find(b"\n")].lstrip(codecs.BOM_UTF8).rstrip(b"\r").split(b",")
+        name = (f"column {header[longest].decode('utf-8', 'replace').strip()!r}"
+                if number > 1 and len(header) == len(fields) else f"field {longest + 1}")
+        raise Rejection(f"{filename}, line {number}: the line is {len(line):,} bytes long, over "
+                        f"the limit of {MAX_LINE_BYTES:,}: {name} (from byte {column} of the "
+                        f"line) holds {len(fields[longest]):,} bytes. No id or value is that "
+                        "long: check the line for a lost line break or pasted text",
+                        code="invalid-predictions")
+
+
 def _check_first_row_width(data: bytes, filename: str) -> None:
     """pandas silently turns a first data row with one extra field into an index (or drops the
-    field), so the header and the first row are compared here; pandas checks later rows."""
-    head = data[:1 << 16].decode("utf-8", errors="replace").lstrip("\ufeff")
+    field), so the header and the first row are compared here; pandas checks later rows.
+    Lines were checked to be at most MAX_LINE_BYTES, so the window holds both whole."""
+    window = data[:2 * (MAX_LINE_BYTES + 2) + len(codecs.BOM_UTF8)]
+    head = window.decode("utf-8", errors="replace").lstrip("\ufeff")
     try:
         rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
     except csv.Error as err:
@@ -109,6 +157,7 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     """Parse CSV bytes (UTF-8, BOM and CRLF tolerated); blank lines are kept as empty rows so
     that line numbers in messages match the file."""
     _decode_check(data, filename)
+    _check_line_lengths(data, filename)
     _check_first_row_width(data, filename)
     # The BOM is cut here rather than by pandas' "utf-8-sig" codec, which costs a fifth more
     # on a large file; the bytes were checked to be UTF-8 above.
@@ -219,6 +268,10 @@ def _check_target(column: pd.Series, target: Target, report: Report,
     present = ~missing_mask
     if target.type == "class":
         return _check_classes(column, target, report, raw, present)
+    if pd.api.types.is_bool_dtype(column.dtype) or pd.api.types.is_object_dtype(column.dtype):
+        # pandas reads True/False (any case) as booleans, and `to_numeric` turns those into
+        # 1/0: a column of words would be scored. The text as written decides instead.
+        column = raw.column(target.name).where(present)
     numeric = pd.to_numeric(column, errors="coerce")
     arr = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
     not_number = np.flatnonzero(present & np.isnan(arr))

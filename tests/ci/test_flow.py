@@ -194,3 +194,19 @@ def test_sleeps_are_injected(arena: Arena, fake: FakeGitHub) -> None:
     result = run_score(arena, fake, 13, sleeps=sleeps)
     run_publish(arena, fake, result, sleeps=sleeps)
     assert sleeps == []
+
+
+def test_a_rerun_labels_a_rejection_quoting_status_accepted_as_rejected(arena: Arena,
+                                                                        fake: FakeGitHub) -> None:
+    """Issue 24: the re-run read the status by searching the whole answer for
+    "status=accepted", which a rejection quoting a file name of that text contains."""
+    files = arena.files("toy-nodes", "dave")
+    files["competitions/toy-nodes/submissions/dave/status=accepted"] = b"x"
+    fake.open_pr(7, "dave", files)
+    result, _ = run_pr(arena, fake, 7)
+    assert result.status == "rejected" and "status=accepted" in fake.bot_comments(7)[0]
+    fake.pulls[7]["state"] = "open"  # reopened: the workflow runs again
+    fake.labels[7] = []
+    result, _ = run_pr(arena, fake, 7)
+    assert (result.status, result.code) == ("skipped", "already-answered")
+    assert fake.labels[7] == ["gnncb: rejected"]

@@ -101,6 +101,30 @@ def test_platform_failure_exits_2_and_writes_nothing(arena: Arena, fake: FakeGit
                  str(out), "--api-url", fake.base_url]) == 2
 
 
+def test_a_hand_edited_ledger_line_stops_both_jobs_with_file_and_line(
+        arena: Arena, fake: FakeGitHub, env: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A withdrawal whose digest a maintainer deleted by hand crashed the keyed job (and the
+    publish job) with KeyError: now both stop with the line and what is wrong, and nothing is
+    written or answered."""
+    fake.open_pr(1, "alice", arena.files("toy-nodes", "alice"))
+    out = tmp_path / "r.json"
+    assert score_cli(arena, fake, env, out) == 0  # scored on a clean ledger
+    arena.commit_rows([{"type": "withdrawal", "slug": "toy-nodes", "version": 1,
+                        "reason": "edited by hand"}])
+    capsys.readouterr()
+    assert publish_cli(arena, fake, env, out) == 2
+    err = capsys.readouterr().err
+    want = "leaderboard/ledger.jsonl, line 1: withdrawal row without 'digest'; "
+    assert want in err and "restore the line from git" in err and "Traceback" not in err, err
+    assert fake.comments[1] == [] and len(arena.rows()) == 1
+    fresh = tmp_path / "again.json"
+    assert score_cli(arena, fake, env, fresh) == 2
+    err = capsys.readouterr().err
+    assert want in err and "Traceback" not in err, err
+    assert not fresh.exists()
+
+
 def test_publish_refuses_a_result_for_another_pr(arena: Arena, fake: FakeGitHub,
                                                  env: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:

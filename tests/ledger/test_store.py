@@ -110,3 +110,75 @@ def test_the_scanner_path_gives_the_rows_json_loads_gives(tmp_path):
     assert ledger.rows() == [ledger._parse(line, i) for i, line in enumerate(lines, 1)]
     assert any("legacy_participant" in r for r in ledger.rows())  # old names migrated
     assert any("declared_entrant" in r for r in ledger.rows())  # a pull request is human
+
+
+# Hand-edited lines (issue 24): each used to end in a traceback (KeyError, AttributeError,
+# TypeError) in whichever command met it first; now every command that reads the ledger stops
+# with the file, the line and what is wrong.
+HAND_EDITS = {
+    "withdrawal without its digest": (
+        {"type": "withdrawal", "slug": "c", "version": 1, "reason": "r"},
+        "withdrawal row without 'digest'"),
+    "version as a string": ({**row("e"), "version": "1"},
+                            "submission row: 'version' is \"1\" (a string), must be an integer"),
+    "a score as a string": ({**row("e"), "scores": {"acc": "0.9"}},
+                            "submission row: scores['acc'] is \"0.9\" (a string), must be a "
+                            "number"),
+    "participant as a number": ({**row("e"), "participant": 7},
+                                "submission row: 'participant' is 7 (an integer), must be a "
+                                "string"),
+    "a re-score without its target": (
+        {"type": "rescore", "digest": "r", "scores": {"acc": 1.0}, "at": "2026-01-02T00:00:00Z"},
+        "rescore row without 'target'"),
+    "chosen as one string": (
+        {"type": "final-choice", "digest": "f", "slug": "c", "version": 1,
+         "participant": "alice", "chosen": "abc"},
+        "final-choice row: 'chosen' is \"abc\" (a string), must be a list"),
+}
+
+
+def _hand_edited(tmp_path: Path, edit: dict, *, newline: bool = True) -> Path:
+    path = tmp_path / "ledger.jsonl"
+    path.write_text(_line("a") + "\n" + json.dumps(edit) + ("\n" if newline else ""))
+    return path
+
+
+@pytest.mark.parametrize("name", list(HAND_EDITS))
+def test_ledger_list_names_the_file_and_line_of_a_hand_edit(name, tmp_path, capsys):
+    from tests.cli.helpers import run
+
+    edit, problem = HAND_EDITS[name]
+    path = _hand_edited(tmp_path, edit)
+    code, out, err = run(["ledger", "list", "--ledger", path], capsys)
+    assert code == 2, out + err
+    assert f"error: {path}, line 2: {problem}; " in err, err
+    assert "restore the line from git" in err and "Traceback" not in err
+
+
+def test_a_hand_edited_last_line_without_newline_is_not_taken_for_a_torn_write(tmp_path,
+                                                                               capsys):
+    """An unterminated last line that is whole JSON is a row: checked, never cut off."""
+    from tests.cli.helpers import run
+
+    edit, problem = HAND_EDITS["version as a string"]
+    path = _hand_edited(tmp_path, edit, newline=False)
+    before = path.read_bytes()
+    code, _, err = run(["ledger", "list", "--ledger", path], capsys)
+    assert code == 2 and f"{path}, line 2: {problem}" in err, err
+    assert "incomplete last line" not in err and path.read_bytes() == before
+
+
+def test_evaluate_names_the_line_of_a_hand_edit(demo_competition, keypair, tmp_path, capsys):
+    from tests.cli.helpers import encrypt, run
+
+    out = tmp_path / "sub" / "predictions.csv.enc"
+    assert encrypt(demo_competition, keypair, tmp_path, capsys, out)[0] == 0
+    edit, problem = HAND_EDITS["withdrawal without its digest"]
+    ledger = _hand_edited(tmp_path, edit)
+    before = ledger.read_bytes()
+    code, stdout, err = run(["evaluate", "--competition", demo_competition, "--submission",
+                             out.parent, "--participant", "alice", "--private-key",
+                             keypair["private_path"], "--ledger", ledger], capsys)
+    assert code == 2, stdout + err
+    assert f"error: {ledger}, line 2: {problem}" in err and "Traceback" not in err
+    assert ledger.read_bytes() == before  # nothing appended past a line it cannot read

@@ -139,6 +139,21 @@ def test_evaluate_serializes_ledger_writes(evaluate: dict[str, Any]) -> None:
     assert groups[0].get("queue") == "max"
 
 
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_job_in_the_ledger_group_queues(path: Path) -> None:
+    """Issue 24: the LLM campaign's publish job joined `gnncb-ledger` without `queue: max`, so
+    GitHub kept one pending run of the group and cancelled the others (a queued PR evaluation
+    dropped). Every joiner of the group, workflow- or job-level, must queue and never cancel."""
+    workflow = load(path)
+    found = [("workflow", workflow.get("concurrency"))] + [
+        (name, job.get("concurrency")) for name, job in workflow.get("jobs", {}).items()]
+    for where, group in found:
+        if not isinstance(group, dict) or group.get("group") != "gnncb-ledger":
+            continue
+        assert group.get("cancel-in-progress") is False, (path.name, where)
+        assert group.get("queue") == "max", (path.name, where)
+
+
 def test_key_job_is_read_only_and_writer_has_no_key(evaluate: dict[str, Any]) -> None:
     jobs = evaluate["jobs"]
     keyed = [j for j, job in jobs.items() if "GNNCB_PRIVATE_KEY" in job_secrets(job)]

@@ -167,3 +167,21 @@ def test_a_participants_invalid_final_choice_is_rejected_unscored(repo, keypair,
     assert standing(repo, "alice")["digest"].startswith(alice)
     # the pull request's answer adds what to do
     assert "only digests from the bot's answers to your own" in HINTS["invalid-final-choice"]
+
+
+@pytest.mark.slow
+def test_choose_final_is_refused_after_the_reveal(repo, keypair, capsys):
+    """Issue 24: a choice recorded after the reveal was accepted and re-ranked the published
+    final standings."""
+    first = submit(repo, keypair, capsys, "alice", 0)
+    submit(repo, keypair, capsys, "alice", 2)
+    assert main(["competition", "reveal", SLUG, "--root", str(repo), "--private-key",
+                 str(keypair["private_path"]), "--early"]) == 0
+    capsys.readouterr()
+    before = ledger_of(repo).read_bytes()
+    code, out, err = choose(repo, capsys, first["digest"][:12], "--participant", "alice",
+                            "--reason", "asked by mail")
+    assert code == 2, out + err
+    assert f"the final standings of {SLUG} version 1 were revealed at " in err
+    assert "no" in err.split("revealed at", 1)[1] and "Traceback" not in err
+    assert ledger_of(repo).read_bytes() == before

@@ -154,11 +154,36 @@ def test_ledger_shows_the_public_score_and_seals_the_private_one(tmp_path, keypa
 
 
 def test_sealed_scores_do_not_leak_through_their_length(keypair):
+    size = envelope.scores_size(parse_spec(yaml.safe_dump(spec_dict())))
     short = envelope.seal_scores({"private": {"accuracy": 1.0}}, keypair["public"], "x", 1,
-                                 "a" * 64)
+                                 "a" * 64, size=size)
     long = envelope.seal_scores({"private": {"accuracy": 0.9230769230769231}},
-                                keypair["public"], "x", 1, "a" * 64)
+                                keypair["public"], "x", 1, "a" * 64, size=size)
     assert len(short) == len(long)
+    with pytest.raises(ConfigError, match="over the competition's fixed"):  # never longer
+        envelope.seal_scores({"private": {"accuracy": 0.5}}, keypair["public"], "x", 1,
+                             "a" * 64, size=20)
+
+
+@pytest.mark.slow
+def test_a_perfect_private_part_seals_to_the_length_of_an_imperfect_one(tmp_path, keypair,
+                                                                        capsys):
+    """Issue 24: padded to a multiple of 1 KiB, six scores of a perfect private part sealed
+    into one block (925 bytes of JSON) and of an imperfect one into two (1,190): the row's
+    length told them apart. Now every blob of a competition has one length."""
+    metrics = {"accuracy": {"fn": "accuracy", "split": "test"},
+               **{f"macro_f1_{i}": {"fn": "macro_f1", "split": "test"} for i in range(5)}}
+    folder = build(tmp_path / "toy-parts", keypair["public"], metrics=metrics)
+    lengths = {}
+    for login, wrong in (("alice", 0), ("bob", 3), ("carol", 7)):
+        guess = truth().copy()
+        if wrong:
+            guess.loc[::wrong, "label"] = (guess.loc[::wrong, "label"] + 1) % 3
+        code, out, ledger = _submit(tmp_path, folder, keypair, capsys, guess, login)
+        assert code == 0, out
+        row = json.loads(ledger.read_text().splitlines()[-1])
+        lengths[login] = len(row["sealed_scores"])
+    assert len(set(lengths.values())) == 1, lengths
 
 
 def test_late_submissions_are_accepted_marked_and_never_ranked(tmp_path, keypair, capsys):

@@ -245,8 +245,11 @@ def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[st
     for folder in campaign_dirs:
         for _, summary in load_runs(Path(folder)):
             if summary.get("status") == "failed":
-                out.append({"slug": summary.get("slug"), "model": summary.get("model", "?"),
-                            "entrant": summary.get("entrant", "llm-api"),
+                # a run folder is an LLM run whatever its summary says about itself: a claimed
+                # `human` or `baseline` became a scoreless human entry and crashed the tables
+                claimed = summary.get("entrant")
+                out.append({"slug": summary.get("slug"), "model": str(summary.get("model", "?")),
+                            "entrant": claimed if claimed in LLM_KINDS else "llm-api",
                             "version": summary.get("competition_version"),
                             "mode": (summary.get("failure") or {}).get("mode")})
     return out

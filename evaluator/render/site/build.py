@@ -126,6 +126,20 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
         return sorted(built + markdown)
 
 
+def _own(out: Path, path: str) -> Path:
+    """`out / path`, refused when it or a folder on the way inside `out` is a symbolic link.
+
+    Why: a link already in the output folder (`entries -> /somewhere`) made the build write
+    through it, outside the site; the site is written only into real folders under `out`."""
+    target = out / path
+    for step in [*reversed(target.relative_to(out).parents[:-1]), target.relative_to(out)]:
+        if (out / step).is_symlink():
+            raise ConfigError(f"{out / step} is a symbolic link; the site is written only into "
+                              f"real files and folders under {out}: remove the link (or build "
+                              "into an empty folder) and run again")
+    return target
+
+
 def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Drawer, *,
                 ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
                 shown: int, campaigns: dict[str, str], judged: dict[str, Any],
@@ -162,18 +176,18 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
     common = {"source": source, "kinds": KIND_LABEL, "tracks": [t for _, t in tracks]}
 
     def page(path: str, template: str, root: str, **context: Any) -> None:
-        target = out / path
+        target = _own(out, path)
         html = env.get_template(f"site/{template}").render(root=root, **common, **context)
         target.write_text(html, encoding="utf-8")
         written.append(target)
 
     def text(path: str, body: str) -> None:
-        target = out / path
+        target = _own(out, path)
         target.write_text(body, encoding="utf-8")
         written.append(target)
 
     for folder in ("assets", "competitions", "entries", "tracks"):
-        (out / folder).mkdir(parents=True, exist_ok=True)
+        _own(out, folder).mkdir(parents=True, exist_ok=True)
     for name in ASSETS:
         shutil.copyfile(templates_dir() / "site" / "assets" / name, out / "assets" / name)
         written.append(out / "assets" / name)

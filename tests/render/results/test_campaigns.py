@@ -196,3 +196,19 @@ def test_paper_humans_beside_local_scores_are_marked(tmp_path, capsys):
     result = gaps_json(capsys, "--ledger", ledger)
     assert result["competitions"]["gta"]["human_top_note"]["short"].startswith("other test")
     assert result["competitions"]["gnn-cora"]["human_top_note"] is None
+
+
+@pytest.mark.parametrize("claim", ["human", "baseline", 7])
+def test_a_run_summary_claiming_another_entrant_stays_an_llm_run(claim, tmp_path,
+                                                                 empty_ledger, capsys):
+    """Issue 24: a failed run's summary saying `entrant: human` made it a human entry with no
+    score (dropped from the gaps' failures). What a run says about itself is not believed: a
+    run folder is an LLM run."""
+    copy = tmp_path / "campaign" / "gnn"
+    shutil.copytree(QWEN, copy)
+    forged = sorted((copy / "summaries").glob("*.json"))[0]
+    summary = json.loads(forged.read_text())
+    forged.write_text(json.dumps({**summary, "entrant": claim}))
+    result = gaps_json(capsys, "--ledger", empty_ledger, "--runs", copy)
+    assert failed_pairs(result)[summary["slug"]] == summary["failure"]["mode"]
+    assert result["failures"] == 5

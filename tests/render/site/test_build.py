@@ -186,3 +186,18 @@ def test_site_build_without_matplotlib_says_which_extra_to_install(tmp_path, mon
     assert code != 0 and "Traceback" not in err
     assert "matplotlib, which is not installed" in err and 'pip install -e ".[site]"' in err
     assert not (tmp_path / "site").exists()
+
+
+def test_the_build_does_not_write_through_a_link_in_the_output_folder(tmp_path, capsys):
+    """Issue 24: an `entries` symlink already in the output folder was written through, so
+    the build put pages wherever the link pointed."""
+    ledger = write_ledger(tmp_path / "ledger.jsonl")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "entries").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["site", "build", "--out", str(out), "--ledger", str(ledger)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out / 'entries'} is a symbolic link" in err and "Traceback" not in err
+    assert list(elsewhere.iterdir()) == []
