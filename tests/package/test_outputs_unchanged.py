@@ -46,7 +46,7 @@ def _as_recorded(data: bytes) -> bytes:
 
 def _gnncb(*args: str | Path, cwd: Path) -> None:
     # this checkout's package, whatever the interpreter has installed (a worktree, a copy)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GNNCB_ROOT": str(ROOT)}
     subprocess.run([sys.executable, "-m", "evaluator.cli", *map(str, args)], cwd=cwd,
                    check=True, capture_output=True, text=True, env=env)
 
