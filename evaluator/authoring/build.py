@@ -175,7 +175,8 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
     With `public_fraction` in the spec, the sealed table also names each id's part (column
     `__part__`: public / private), drawn from the secret `seed` by `draw_public_part`, or
     given as `public` (True per public row, aligned with `frame`'s index) when two splits hold
-    the same items and must share their parts (e.g. clean and perturbed copies of a molecule).
+    the same items and must share their parts (e.g. clean and perturbed copies of a molecule),
+    or when a label fix keeps the parts already sealed (`authoring.relabel`; no seed needed).
     A split that declares `clusters` (rows that are not independent) needs `groups` (see
     `draw_public_part`) or an explicit `public`, so its public part is drawn as whole clusters.
     """
@@ -185,7 +186,7 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
         raise ConfigError(f"labels for split {split!r} lack columns {sorted(missing)}")
     frame = frame[columns]
     if spec.has_parts:
-        if seed is None:
+        if seed is None and public is None:
             raise ConfigError(f"{spec.slug}: public_fraction is set, so seal_labels(..., "
                               f"seed=seed) needs the build seed to draw split {split!r}'s "
                               "public part")
@@ -196,6 +197,7 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
                               "the cluster of every row: a public part that splits clusters "
                               "lets probes of the public score decode the private labels")
         if public is None:
+            assert seed is not None  # refused above when neither is given
             public = draw_public_part(frame, spec, split, seed, groups)
         else:
             public = public.reindex(frame.index)

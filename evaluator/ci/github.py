@@ -14,6 +14,7 @@ import base64
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import requests
@@ -60,6 +61,16 @@ class TreeEntry:
     type: str  # blob | tree | commit
     sha: str
     size: int | None
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """`GET /actions/runs/{id}`: what GitHub says triggered a workflow run, and when."""
+
+    id: int
+    event: str  # pull_request_target | workflow_dispatch | ...
+    head_sha: str
+    created_at: datetime  # aware, UTC
 
 
 @dataclass(frozen=True)
@@ -215,6 +226,16 @@ class GitHubClient:
                 raise GitHubError(f"git blob {sha}: unexpected encoding {blob.encoding!r}")
             return base64.b64decode(blob.content or "")
         return self.call(f"download git blob {sha}", fetch)
+
+    def workflow_run(self, run_id: int) -> RunInfo:
+        def fetch() -> RunInfo:
+            run = self._repo.get_workflow_run(run_id)
+            created = run.created_at
+            if created.tzinfo is None:
+                created = created.replace(tzinfo=UTC)
+            return RunInfo(id=int(run.id), event=str(run.event), head_sha=str(run.head_sha),
+                           created_at=created.astimezone(UTC))
+        return self.call(f"read workflow run {run_id}", fetch)
 
     def comments(self, number: int) -> list[CommentInfo]:
         def fetch() -> list[CommentInfo]:

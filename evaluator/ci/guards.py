@@ -83,13 +83,11 @@ def recorded_row(rows: list[dict[str, Any]], pull: PullInfo, *,
     """This PR's row when an earlier run committed it but did not get to answer, else None.
 
     Stops: a re-run recording or scoring the PR again, and a row being claimed by someone
-    else: it must be this PR's, on this pipeline's track, by this login AND this GitHub account
-    (a renamed or reused login is not its earlier owner).
+    else: it must be this PR's, on this pipeline's track, from this GitHub account (the login
+    may have been renamed since: the account is the person; a reused login is not).
     """
-    login = pull.author_login.lower()
     return next((r for r in rows if r["type"] == SUBMISSION and r.get("pr") == pull.number
                  and (r["slug"] in BOARDS) == code_track
-                 and r["participant"].lower() == login
                  and r.get("participant_id") == pull.author_id), None)
 
 

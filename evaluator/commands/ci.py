@@ -47,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--private-key", type=Path, action="append",
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY and "
                         f"${PREVIOUS_KEY_ENV}")
+    _event_options(s)
     s.set_defaults(func=cmd_pr_score)
 
     _publish_parser(ps, cmd_pr_publish)
@@ -61,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--per-cell", type=int, default=None,
                    help="leaderboard cases per published cell (default: the board's, 10)")
     s.add_argument("--jobs", type=int, default=2, help="problems judged in parallel")
+    _event_options(s)
     s.set_defaults(func=cmd_code_score)
 
     _publish_parser(ps, cmd_code_publish)
@@ -76,6 +78,22 @@ def _publish_parser(phases: argparse._SubParsersAction, func: Callable[..., int]
     s.add_argument("--branch", default=None, help="default: the repository's default branch")
     s.add_argument("--run-url", default=None, help="default: built from GITHUB_* variables")
     s.set_defaults(func=func)
+
+
+def _event_options(p: argparse.ArgumentParser) -> None:
+    """The event whose time is the submission's (evaluator.ci.event), in both keyed phases."""
+    # only a pull_request_target run's payload: the suite's own CI run (push, pull_request)
+    # has a payload too, and its time is no submission's
+    ours = os.environ.get("GITHUB_EVENT_NAME") == "pull_request_target"
+    p.add_argument("--event", type=Path,
+                   default=(os.environ.get("GITHUB_EVENT_PATH") or None) if ours else None,
+                   help="the triggering event's payload (default: $GITHUB_EVENT_PATH in a "
+                        "pull_request_target run); a "
+                        "pull-request event's time is the submission time, whenever the "
+                        "queued run starts; without one (workflow_dispatch) the clock decides")
+    p.add_argument("--run-id", default=os.environ.get("GITHUB_RUN_ID") or None,
+                   help="this workflow run's id, to check the event against GitHub's API "
+                        "(default: $GITHUB_RUN_ID)")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -98,12 +116,14 @@ def _client(args: argparse.Namespace):
 
 
 def cmd_pr_score(args: argparse.Namespace) -> int:
+    from evaluator.ci.event import read_event
     from evaluator.ci.logs import say
     from evaluator.ci.predictions.score import score_pr
     from evaluator.ci.result import write_result
 
     result = score_pr(_client(args), args.pr, root=repo_root(args.root),
-                      load_keys=lambda: load_keys(args.private_key), bot_login=args.bot_login)
+                      load_keys=lambda: load_keys(args.private_key), bot_login=args.bot_login,
+                      event=read_event(args.event, args.run_id))
     write_result(result, args.out)
     say(f"PR #{args.pr} by {result.author_login}: {result.status}"
         + (f" ({result.code}) {result.reason}" if result.code else ""))
@@ -146,12 +166,14 @@ def cmd_pr_publish(args: argparse.Namespace) -> int:
 def cmd_code_score(args: argparse.Namespace) -> int:
     from evaluator.ci.code.result import write_code_result
     from evaluator.ci.code.score import judge_code_pr
+    from evaluator.ci.event import read_event
     from evaluator.ci.logs import say
 
     if args.per_cell is not None and args.per_cell < 1:
         raise ConfigError("--per-cell must be at least 1")
     result = judge_code_pr(_client(args), args.pr, root=repo_root(args.root),
-                           bot_login=args.bot_login, per_cell=args.per_cell, jobs=args.jobs)
+                           bot_login=args.bot_login, per_cell=args.per_cell, jobs=args.jobs,
+                           event=read_event(args.event, args.run_id))
     write_code_result(result, args.out)
     say(f"PR #{args.pr} by {result.author_login}: {result.status}"
         + (f" ({result.code}) {result.reason}" if result.code else ""))

@@ -61,6 +61,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 1 if README.md differs from the rendering (CI)")
     p.set_defaults(func=cmd_readme)
 
+    p = cs.add_parser("relabel", help="correct hidden labels of a split, same version; each "
+                                      "id keeps its public/private part")
+    p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
+    p.add_argument("--split", required=True, help="the split whose labels are corrected")
+    p.add_argument("--labels", type=Path, required=True,
+                   help="CSV with the id column and every target, for every id of the split")
+    p.add_argument("--private-key", type=Path, action="append",
+                   help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
+    p.add_argument("--public-key", type=Path, default=None,
+                   help="seal to this key (default: the repository's keys/platform-public.pem)")
+    p.add_argument("--dry-run", action="store_true", help="check and count, write nothing")
+    p.set_defaults(func=cmd_relabel)
+
     p = cs.add_parser("reveal", help="unseal the private-part scores, record the reveal, "
                                      "render the final standings")
     p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
@@ -183,6 +196,28 @@ def cmd_competition_lint(args: argparse.Namespace) -> int:
         else:
             print(f"{folder}: OK")
     return 1 if failed else 0
+
+
+def cmd_relabel(args: argparse.Namespace) -> int:
+    from evaluator.authoring.relabel import relabel
+    from evaluator.errors import ConfigError
+
+    root = announce(args.root)
+    folder = resolve_competition(args.slug, root)
+    try:
+        data = args.labels.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{args.labels}: cannot read the corrected labels: "
+                          f"{err.strerror}") from None
+    public = keys.read_public_key(args.public_key or default_public_key())
+    done = relabel(folder, args.split, data, load_keys(args.private_key), public,
+                   source=str(args.labels), dry_run=args.dry_run)
+    verb = "would re-seal" if args.dry_run else "re-sealed"
+    print(f"{verb} {done.path}: {done.changed} label(s) changed; parts kept "
+          f"({done.public} public, {done.private} private ids)")
+    if not args.dry_run:
+        print(f"next: gnncb ledger rescore {folder.name} --reason ... --by ... (same version)")
+    return 0
 
 
 def cmd_reveal(args: argparse.Namespace) -> int:

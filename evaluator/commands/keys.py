@@ -44,6 +44,15 @@ def cmd_keys_kid(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ledger_beside(folder: Path) -> list:
+    """The rows of the ledger of the repository holding `folder` (competitions/<slug>), or
+    none when it has no ledger: a version bump is checked against that repository's reveals."""
+    from evaluator.ledger.store import Ledger
+
+    path = Path(folder).resolve().parent.parent / "leaderboard" / "ledger.jsonl"
+    return Ledger(path).rows() if path.is_file() else []
+
+
 def cmd_keys_reseal(args: argparse.Namespace) -> int:
     from evaluator.commands._options import announce
     from evaluator.paths import ensure_inside
@@ -56,7 +65,8 @@ def cmd_keys_reseal(args: argparse.Namespace) -> int:
     private = keys.private_keys_from(args.private_key)
     public = keys.read_public_key(args.public_key or default_public_key())
     for folder in args.competitions:
-        for r in reseal_competition(folder, private, public, dry_run=args.dry_run):
+        for r in reseal_competition(folder, private, public, dry_run=args.dry_run,
+                                    rows=_ledger_beside(folder)):
             verb = "would re-seal" if args.dry_run else "re-sealed"
             print(f"{verb} {r.path}: key {r.old_kid[:12]}... -> {r.new_kid[:12]}..., "
                   f"version {r.old_version} -> {r.new_version}")

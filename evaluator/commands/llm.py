@@ -57,8 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="default: a scratch ledger RUNS/ledger.jsonl; name "
                         "leaderboard/ledger.jsonl to record on the repository's")
     s.add_argument("--competitions", type=Path,
-                   help="folder holding the competitions (default: the recorded paths, "
-                        "then competitions/)")
+                   help="folder holding the competitions (default: the repository's "
+                        "competitions/); a run's own record of its folder is never used")
     s.add_argument("--rows-out", type=Path,
                    help="write the ledger rows this step produced (JSONL), for `llm publish`")
     s.add_argument("--expect-models", metavar="M,M",
@@ -314,6 +314,21 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     return 2 if states.get("error") else 0
 
 
+def _repository_competitions(args: argparse.Namespace) -> Path:
+    """The repository's competitions/ folder: what the keyed merge step scores against.
+
+    Why never the run's `competition_dir`: the runs come from matrix jobs that executed model
+    code; a compromised one could ship a competition.yaml without `public_fraction` beside
+    the real label ciphertext and have the keyed step score it on the whole split."""
+    from evaluator.paths import find_root
+
+    found = find_root(getattr(args, "root", None))
+    if found is None:
+        raise ConfigError("llm score needs the competitions to score against: run it in the "
+                          "repository (or pass --competitions FOLDER)")
+    return found.path / "competitions"
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from evaluator.llm.runlog import SEALED, find_runs, read_summary
     from evaluator.llm.submit import score_run
@@ -324,11 +339,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.runs}: no run folders (*/*/summary.json) found")
     private = keys.private_keys_from(args.private_key)
     ledger = Ledger(args.ledger or Path(args.runs) / "ledger.jsonl")
+    competitions = args.competitions or _repository_competitions(args)
     counts: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for run in runs:
         before = read_summary(run) or {}
-        summary = score_run(run, private, ledger, competitions_root=args.competitions,
+        summary = score_run(run, private, ledger, competitions_root=competitions,
                             rows_out=rows)
         if before.get("status") == SEALED:
             _print_outcome(summary)

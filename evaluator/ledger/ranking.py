@@ -19,7 +19,7 @@ from typing import Any
 from evaluator.competition.boards import Rankable, final_submissions_per_version
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.ledger.store import FINAL_CHOICE as FINAL_CHOICE  # (defined with the row types)
-from evaluator.ledger.store import SUBMISSION, active_submissions
+from evaluator.ledger.store import SUBMISSION, active_submissions, belongs, person
 
 _by_key_then_name = itemgetter(0, 1)
 
@@ -76,32 +76,40 @@ def _counted(spec: Rankable, mine: list[dict[str, Any]], rows: Iterable[dict[str
     the rows that may carry a final choice (`rows`, ledger order; others are skipped)."""
     per: dict[str, list[dict[str, Any]]] = {}
     for r in mine:
-        who = r["participant"].lower()
+        who = person(r)
         subs = per.get(who)
         if subs is None:
             per[who] = [r]
         else:
             subs.append(r)
     choice: dict[str, list[str]] = {}
+    chosen_rows: list[dict[str, Any]] = []  # rows naming a final choice, in ledger order
     active: dict[str, dict[str, Any]] | None = None  # digest -> row, built when first needed
-    for r in rows:  # ledger order is append order: a later choice replaces an earlier one
+    for r in rows:  # ledger order is append order
         if (r["type"] == FINAL_CHOICE and r.get("slug") == spec.slug
                 and r.get("version") == spec.version):
-            choice[r["participant"].lower()] = list(r["chosen"])
+            chosen_rows.append(r)
         elif r["type"] == "submission" and r.get("final_choice") is not None:
             if active is None:
                 active = {m["digest"]: m for m in mine}
             if r.get("digest") in active:
-                choice[r["participant"].lower()] = list(r["final_choice"])
-    if choice and active is None:
+                chosen_rows.append(r)
+    if chosen_rows and active is None:
         active = {m["digest"]: m for m in mine}
+    for r in chosen_rows:  # in ledger order: a later choice replaces an earlier one
+        if r["type"] == FINAL_CHOICE:  # the person whose submission it names (a rename kept)
+            owner = next((person(active[d]) for d in r["chosen"] if active and d in active),
+                         str(r["participant"]).lower())
+            choice[owner] = list(r["chosen"])
+        else:
+            choice[person(r)] = list(r["final_choice"])
     limit = final_submissions_per_version(spec)
     known = active if active is not None else {}  # built above whenever a choice exists
     out: dict[str, list[dict[str, Any]]] = {}
     for who, subs in per.items():
         wish = choice.get(who)
         chosen = [d for d in wish if d in known
-                  and known[d]["participant"].lower() == who] if wish else None
+                  and person(known[d]) == who] if wish else None
         if chosen:
             out[who] = [r for r in subs if r["digest"] in chosen]
         else:  # the default: the latest submissions
@@ -149,7 +157,7 @@ def _standings_latest(spec: Rankable, mine: list[dict[str, Any]]) -> list[Entry]
     counts: dict[str, int] = {}
     get = counts.get
     for r in mine:  # ledger order: a later row replaces an earlier one
-        who = r["participant"].lower()
+        who = person(r)
         last[who] = r
         counts[who] = get(who, 0) + 1
     return _rank([(key(r["scores"]), who, r) for who, r in last.items()], counts)
@@ -225,7 +233,7 @@ def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
     """The final board: each participant's best counted submission on the private part
     (`private`: digest -> unsealed private-part scores), with the live rank beside it."""
     chosen, counts = counted(spec, rows)
-    public_rank = {e.row["participant"].lower(): e.rank for e in standings(spec, rows)}
+    public_rank = {person(e.row): e.rank for e in standings(spec, rows)}
     items = []
     for who, subs in chosen.items():
         scored = [r for r in subs if r["digest"] in private]
@@ -234,16 +242,17 @@ def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
         best = min(scored, key=lambda r: _key(spec, private[r["digest"]]))
         items.append((_key(spec, private[best["digest"]]), who, best))
     return [FinalEntry(rank=rank, row=r, private=dict(private[r["digest"]]),
-                       public_rank=public_rank.get(r["participant"].lower()),
-                       submissions=counts[r["participant"].lower()])
+                       public_rank=public_rank.get(person(r)),
+                       submissions=counts[person(r)])
             for rank, r in _ranked(spec, items)]
 
 
-def standing_of(spec: Rankable, rows: list[dict[str, Any]],
-                participant: str) -> tuple[int | None, int]:
-    """(rank of the participant's counted submission, number of ranked participants)."""
+def standing_of(spec: Rankable, rows: list[dict[str, Any]], participant: str,
+                participant_id: int | None = None) -> tuple[int | None, int]:
+    """(rank of the participant's counted submission, number of ranked participants); with
+    `participant_id`, the account's entry whatever login its counted row carries."""
     table = standings(spec, rows)
     for entry in table:
-        if entry.row["participant"].lower() == participant.lower():
+        if belongs(entry.row, participant, participant_id):
             return entry.rank, len(table)
     return None, len(table)

@@ -352,6 +352,34 @@ def apply_audits(subs: list[dict[str, Any]], withdrawn: set[str],
     return out
 
 
+def person(row: dict[str, Any]) -> str:
+    """Who a row counts for: `id:<GitHub account id>` when the row names one, else its
+    lower-cased participant name (platform entrants, rows recorded without a pull request).
+
+    Why the account and not the login: a GitHub login can be renamed at any time and a freed
+    login taken by someone else, so counting by login gave a renamed account a fresh quota
+    and fresh final entries. The login stays on the row for display only."""
+    pid = row.get("participant_id")
+    if type(pid) is int:
+        return f"id:{pid}"
+    return str(row["participant"]).lower()
+
+
+def belongs(row: dict[str, Any], login: str, participant_id: int | None) -> bool:
+    """Whether `row` is by the participant with this login and (when known) account id.
+
+    With an account id, rows of that account count whatever login they carry (a rename is
+    the same person), and rows without an id count when they carry the login (recorded
+    before ids were kept; counting them too errs on the side of the limit). Without an id
+    (local `gnncb evaluate`, platform entrants) the login decides."""
+    if participant_id is None:
+        return str(row["participant"]).lower() == login.lower()
+    pid = row.get("participant_id")
+    if type(pid) is int:
+        return pid == participant_id
+    return str(row["participant"]).lower() == login.lower()
+
+
 def count_accepted(rows: list[dict[str, Any]], slug: str, version: int, participant: str,
                    *, since: str | None = None) -> int:
     """Accepted (not withdrawn) submissions of one participant, optionally since a timestamp."""

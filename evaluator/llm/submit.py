@@ -19,6 +19,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator.competition.spec import SLUG_RE
 from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_summary
@@ -98,6 +99,9 @@ def score_run(run: Path, private_keys: Mapping[str, rsa.RSAPrivateKey], ledger: 
         raise ConfigError(f"{run}: no summary.json; not an LLM run folder")
     if summary["status"] != SEALED:
         return summary
+    if competitions_root is not None and not re.fullmatch(SLUG_RE, str(summary.get("slug"))):
+        raise ConfigError(f"{run}: summary.json names competition {summary.get('slug')!r}, "
+                          "not a competition slug")
     competition = _competition_for(
         summary, competitions_root / summary["slug"] if competitions_root else None)
     try:

@@ -30,6 +30,7 @@ from evaluator.ledger.store import (
     SUBMISSION,
     Ledger,
     active_submissions,
+    belongs,
     envelopes_beside,
     store_envelope,
 )
@@ -133,13 +134,17 @@ def window_limits(spec: Quota, window: Window, entrant: str | None) -> Submissio
 
 def check_eligibility(spec: Quota, rows: list[dict[str, Any]], participant: str,
                       now: datetime, *, entrant: str | None = None,
-                      window: Window | None = None) -> tuple[int, int]:
+                      window: Window | None = None,
+                      participant_id: int | None = None) -> tuple[int, int]:
     """Raise a Rejection when the participant is over a limit; else the submissions left
     (for this version or phase, in the next 24 hours) after this one.
 
     Counted: accepted, not withdrawn rows of the same version, the same window (phase, or the
     late window) and the same track (LLM runs have their own quota, apart from human ones);
-    `entrant=None` counts every track together (the code track's boards).
+    `entrant=None` counts every track together (the code track's boards). `now` is the
+    submission's time and rows are counted by theirs (`submitted_at`). With a
+    `participant_id` (a pull request's author account) the account's rows count whatever
+    login they carry: renaming the account gives no fresh quota.
     """
     if window is None:
         window = Window(None, spec.submission.limits)
@@ -148,7 +153,7 @@ def check_eligibility(spec: Quota, rows: list[dict[str, Any]], participant: str,
     since = (now - timedelta(days=1)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     mine = [r for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version
-            and r["participant"].lower() == login
+            and belongs(r, login, participant_id)
             and r.get("phase") == window.phase and bool(r.get("late")) == window.late
             and (entrant is None or is_llm(r.get("entrant")) == is_llm(entrant))]
     used = len(mine)
@@ -158,9 +163,10 @@ def check_eligibility(spec: Quota, rows: list[dict[str, Any]], participant: str,
         raise Rejection(f"{participant} has used all {limits.per_version} submissions for "
                         f"{where}{spec.slug} version {spec.version}"
                         + (" (LLM-track quota)" if is_llm(entrant) else ""), code="over-limit")
-    today = sum(1 for r in mine if r["scored_at"] >= since)
+    made = [r.get("submitted_at") or r["scored_at"] for r in mine]
+    today = sum(1 for at in made if at >= since)
     if today >= limits.per_day:
-        recent = sorted(r["scored_at"] for r in mine if r["scored_at"] >= since)
+        recent = sorted(at for at in made if at >= since)
         reopens = (datetime.fromisoformat(recent[-limits.per_day].replace("Z", "+00:00"))
                    + timedelta(days=1)).strftime("%Y-%m-%d %H:%M UTC")
         raise Rejection(f"{participant} has made {today} submissions to {spec.slug} in the last "
@@ -187,7 +193,8 @@ def preflight(competition_dir: Path, rows: list[dict[str, Any]], participant: st
 
 
 def resolve_final_choice(spec: CompetitionSpec, rows: list[dict[str, Any]], participant: str,
-                         chosen: list[str], current: str) -> list[str]:
+                         chosen: list[str], current: str, *,
+                         participant_id: int | None = None) -> list[str]:
     """Full digests of the submissions a participant marks as final (`final` in
     metadata.json): each prefix must name exactly one of their accepted, on-time submissions
     of this version, or this submission itself."""
@@ -198,7 +205,7 @@ def resolve_final_choice(spec: CompetitionSpec, rows: list[dict[str, Any]], part
                         code="invalid-final-choice")
     mine = [r["digest"] for r in active_submissions(rows)
             if r["slug"] == spec.slug and r["version"] == spec.version
-            and r["participant"].lower() == participant.lower() and not r.get("late")]
+            and belongs(r, participant, participant_id) and not r.get("late")]
     out: list[str] = []
     for prefix in chosen:
         found = [d for d in dict.fromkeys([*mine, current]) if d.startswith(prefix.lower())]
@@ -217,13 +224,20 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                    participant: str, keys: Mapping[str, rsa.RSAPrivateKey],
                    ledger: Ledger | None = None, pr: int | None = None,
                    participant_id: int | None = None,
-                   now: datetime | None = None) -> Outcome:
+                   now: datetime | None = None,
+                   submitted_at: datetime | None = None) -> Outcome:
     """Evaluate one submission given as bytes. Raises Rejection (participant's fault) or
-    ConfigError (platform's fault); on any exception the ledger is untouched."""
+    ConfigError (platform's fault); on any exception the ledger is untouched.
+
+    `submitted_at`: when the submission was made (a pull request's event time,
+    `evaluator.ci.event`), which decides its window and limits; `now` (default: the clock)
+    is when it is scored. They differ when the run waited in the queue: waiting never makes a
+    timely submission late."""
     competition_dir = Path(competition_dir)
     spec = load_spec(competition_dir)
     login = participant.lower()
-    now = now or datetime.now(UTC)
+    scored = now or datetime.now(UTC)
+    now = submitted_at or scored
     if len(sealed) > max_envelope_bytes(spec):
         raise Rejection(f"{ENVELOPE_NAME} is {len(sealed):,} bytes; the limit for "
                         f"{spec.slug} is {max_envelope_bytes(spec):,}", code="too-large")
@@ -240,14 +254,16 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         that recorded this envelope already, if any; else the admission."""
         for row in rows:
             if row["type"] == SUBMISSION and row["digest"] == opened.digest:
-                if row["participant"].lower() != login:
+                if not belongs(row, login, participant_id):
                     raise Rejection("this envelope was already submitted by another "
                                     "participant", code="copied")
                 return row
         window = submission_window(spec, rows, now)
         remaining = (check_eligibility(spec, rows, login, now, entrant=meta.entrant,
-                                       window=window) if ledger else (None, None))
-        final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest)
+                                       window=window, participant_id=participant_id)
+                     if ledger else (None, None))
+        final_choice = (resolve_final_choice(spec, rows, login, meta.final, opened.digest,
+                                             participant_id=participant_id)
                         if meta.final is not None and not window.late else None)
         return Admission(window, remaining, final_choice)
 
@@ -267,6 +283,7 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                                     clusters_for=lambda t: load_clusters(competition_dir, spec, t))
     intervals = part_intervals.get(PUBLIC, part_intervals.get(ALL, {}))
     stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    scored_stamp = scored.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     row = {
         "type": SUBMISSION,
         "digest": opened.digest,
@@ -286,7 +303,7 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         "kid": opened.header["kid"],
         "pr": pr,
         "submitted_at": stamp,
-        "scored_at": stamp,
+        "scored_at": scored_stamp,
         "scored_on": PUBLIC if spec.has_parts else ALL,
     }
     if spec.has_parts:  # readable only with the platform key: the publish job cannot open it

@@ -50,6 +50,9 @@ from evaluator.util import gcpause
 
 # GitHub links `@login` and `@org/team` only when a login character follows the "@".
 MENTION_BREAK = "@\u200d"
+# GitHub links `#12`, `GH-12` and `owner/repo#12` to issues and pull requests only when the
+# number follows at once; a zero-width joiner before the number leaves the text unlinkable.
+_ISSUE_REF = re.compile(r"(#|(?<![A-Za-z0-9])[Gg][Hh]-)(?=[0-9])")
 TOP = 20  # entries shown on a markdown board; the CSV beside it holds all of them
 
 _ALWAYS = re.compile(r"([\\`*\[\]|~$])")
@@ -75,6 +78,8 @@ def md_escape(value: object) -> str:
     # `&#64;` is not enough: CommonMark decodes it back to "@" in the rendered text, where
     # GitHub links mentions. A zero-width joiner after "@" leaves it visible but unlinkable.
     text = text.replace("@", MENTION_BREAK)
+    # a participant's "fixes #1 and GH-2" must not reference (and notify) our issues
+    text = _ISSUE_REF.sub("\\1\u200d", text)
     m = _BLOCK_START.match(text)
     if m:
         text = text[:m.end()] + "\\" + text[m.end():] if m.group(1)[0].isdigit() \

@@ -14,9 +14,11 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator.competition.schedule import revealed
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError, Rejection
 from evaluator.submission import envelope
@@ -45,9 +47,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def reseal_competition(folder: Path, private_keys: Mapping[str, rsa.RSAPrivateKey],
-                       public_key: rsa.RSAPublicKey, *, dry_run: bool = False) -> list[Resealed]:
+                       public_key: rsa.RSAPublicKey, *, dry_run: bool = False,
+                       rows: list[dict[str, Any]] | None = None) -> list[Resealed]:
     """Re-seal every hidden split of one competition; all splits are opened before any file is
-    written, so a wrong key leaves the folder exactly as it was."""
+    written, so a wrong key leaves the folder exactly as it was.
+
+    Refused: carrying labels into a new version when the version they were sealed for has
+    been revealed (`rows`: the repository's ledger). The labels carry each id's part, so
+    version 2 would rank on version 1's private part, whose scores the reveal published; a
+    new version after a reveal needs new parts, drawn by a build with a new seed."""
     spec = load_spec(folder)
     sealed: list[tuple[Path, bytes, Resealed]] = []
     for name, split in spec.splits.items():
@@ -65,6 +73,15 @@ def reseal_competition(folder: Path, private_keys: Mapping[str, rsa.RSAPrivateKe
             raise ConfigError(f"{path}: sealed for version {old_version!r} of {spec.slug}, but "
                               f"competition.yaml says version {spec.version}; refusing to "
                               "re-seal labels of a newer or unknown version")
+        shown = (revealed(rows or [], spec.slug, old_version)
+                  if spec.has_parts and old_version < spec.version else None)
+        if shown is not None:
+            raise ConfigError(
+                f"{path}: version {old_version} of {spec.slug} was revealed at "
+                f"{shown.get('at', '?')}; re-sealing its labels as version {spec.version} "
+                "would keep its public/private parts, so every revealed private-part score "
+                f"would be a version-{spec.version} score. Build version {spec.version} with "
+                "a new seed (gnncb competition build) to draw new parts")
         plain = envelope.open_labels(compact, private_keys, spec.slug, old_version, name,
                                      source=str(path))
         new = envelope.seal(plain, public_key, envelope.label_claims(spec.slug, spec.version,

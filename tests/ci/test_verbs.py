@@ -21,7 +21,8 @@ from tests.helpers.paths import REPO
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, arena: Arena) -> pytest.MonkeyPatch:
     for name in ("GITHUB_TOKEN", "GH_TOKEN", "GNNCB_PRIVATE_KEY", "GNNCB_PRIVATE_KEY_PREVIOUS",
-                 "GITHUB_RUN_ID", "GITHUB_REPOSITORY", "GITHUB_ACTOR"):
+                 "GITHUB_RUN_ID", "GITHUB_REPOSITORY", "GITHUB_ACTOR", "GITHUB_EVENT_PATH",
+                 "GITHUB_EVENT_NAME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GNNCB_PRIVATE_KEY", arena.keypair.pem)
     return monkeypatch

@@ -30,6 +30,8 @@ VERBS = {
     "competition readme": ["competition", "readme", TYPO, "--check"],
     "competition lint": ["competition", "lint", TYPO],
     "competition reveal": ["competition", "reveal", TYPO, "--dry-run"],
+    "competition relabel": ["competition", "relabel", TYPO, "--split", "test", "--labels",
+                            "l.csv"],
     "baseline run": ["baseline", "run", TYPO, "--smoke"],
     "ledger rescore": ["ledger", "rescore", TYPO, "--dry-run"],
     "ledger choose-final": ["ledger", "choose-final", TYPO, "abcdef12", "--participant", "x",

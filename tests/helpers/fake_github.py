@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 BOT_LOGIN = "github-actions[bot]"
+GHOST = {"login": "ghost", "id": 10137, "type": "User"}  # GitHub's stand-in for deleted users
 READ_TOKEN = "ghs_read_only_token"
 WRITE_TOKEN = "ghs_write_token"
 
@@ -62,6 +63,8 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.log: list[tuple[str, str, str]] = []  # (method, path, token)
         self.tokens = {READ_TOKEN: False, WRITE_TOKEN: True}  # token -> may write
+        self.accounts: dict[str, int] = {}  # lower-cased login -> account id
+        self.runs: dict[int, dict[str, Any]] = {}  # workflow run id -> its record
         self._ids = 1000
         self._server: ThreadingHTTPServer | None = None
 
@@ -138,6 +141,35 @@ class FakeGitHub:
         self.trees[commit] = self.trees[tree]  # GET /git/trees/{commit} resolves the commit
         return commit
 
+    def account_id(self, login: str) -> int:
+        """The account id of `login`, the same in every process and run (GitHub's ids never
+        change; `abs(hash(login))` changed with each interpreter's hash seed)."""
+        key = login.lower()
+        if key not in self.accounts:
+            self.accounts[key] = int.from_bytes(
+                hashlib.sha256(key.encode()).digest()[:4], "big") % 10**7 + 1
+        return self.accounts[key]
+
+    def rename_user(self, old: str, new: str) -> int:
+        """The account `old` is now called `new` (same id); its PRs show the new login, as
+        GitHub's API does. Returns the account id."""
+        with self.lock:
+            account = self.account_id(old)
+            del self.accounts[old.lower()]
+            self.accounts[new.lower()] = account
+            for pull in self.pulls.values():
+                if pull["user"]["id"] == account:
+                    pull["user"] = {**pull["user"], "login": new}
+            return account
+
+    def delete_user(self, login: str) -> None:
+        """The account is deleted: its PRs show GitHub's `ghost` user."""
+        with self.lock:
+            account = self.accounts.pop(login.lower(), None)
+            for pull in self.pulls.values():
+                if pull["user"]["id"] == account:
+                    pull["user"] = dict(GHOST)
+
     def open_pr(self, number: int, author: str, files: dict[str, bytes | Symlink], *,
                 author_id: int | None = None, author_type: str = "User", state: str = "open",
                 base: str | None = None, removed: tuple[str, ...] = (),
@@ -163,7 +195,7 @@ class FakeGitHub:
             self.pulls[number] = {
                 "number": number, "state": state, "merged": False,
                 "title": f"submission by {author}",
-                "user": {"login": author, "id": author_id or (abs(hash(author)) % 10**7 + 1),
+                "user": {"login": author, "id": author_id or self.account_id(author),
                          "type": author_type},
                 "head_sha": head, "base_ref": base or self.default_branch,
             }
@@ -176,6 +208,23 @@ class FakeGitHub:
         pull = self.pulls[number]
         return self.open_pr(number, pull["user"]["login"], files,
                             author_id=pull["user"]["id"], state=pull["state"])
+
+    def pr_event(self, number: int, action: str, at: str, *, run_id: int,
+                 run_created: str | None = None, run_event: str = "pull_request_target",
+                 run_head: str | None = None) -> dict[str, Any]:
+        """The payload GitHub writes to $GITHUB_EVENT_PATH for `action` on PR `number` at
+        time `at`, and the workflow run it triggered (served at /actions/runs/{run_id},
+        created at `run_created`, default `at`)."""
+        pull = self.pulls[number]
+        time_field = "created_at" if action == "opened" else "updated_at"
+        self.runs[run_id] = {"id": run_id, "event": run_event,
+                             "head_sha": run_head or pull["head_sha"],
+                             "created_at": run_created or at, "status": "queued"}
+        return {"action": action, "number": number,
+                "pull_request": {"number": number, "head": {"sha": pull["head_sha"]},
+                                 "user": dict(pull["user"]), time_field: at,
+                                 "created_at": at if action == "opened" else
+                                 "2000-01-01T00:00:00Z"}}
 
     def add_comment(self, number: int, login: str, body: str) -> None:
         with self.lock:
@@ -315,6 +364,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if method == "PATCH" and "state" in body:
                     fake.pulls[n]["state"] = body["state"]
                 return 200, fake.pull_json(n), {}
+            m = re.fullmatch(r"/actions/runs/(\d+)", rest)
+            if m and method == "GET":
+                run = fake.runs[int(m.group(1))]
+                return 200, {**run, "url": f"{fake.repo_url()}/actions/runs/{run['id']}"}, {}
             m = re.fullmatch(r"/pulls/(\d+)/files", rest)
             if m and method == "GET":
                 return self._page(fake.files[int(m.group(1))], query, path)

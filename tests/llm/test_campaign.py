@@ -101,7 +101,8 @@ def test_sealed_without_key_then_scored_by_the_merge_step(keypair, demo_competit
     assert read_json(runs / "silent" / "demo-cancer-knn" / "summary.json")["status"] == "failed"
     ledger = tmp_path / "merged.jsonl"
     assert main(["llm", "score", "--runs", str(runs), "--private-key",
-                 str(keypair["private_path"]), "--ledger", str(ledger)]) == 0
+                 str(keypair["private_path"]), "--ledger", str(ledger),
+                 "--competitions", str(demo_competition.parent)]) == 0
     [row] = _rows(ledger)
     assert row["participant"] == "llm:good"
     assert "2 run(s): 1 failed, 1 scored" in capsys.readouterr().out

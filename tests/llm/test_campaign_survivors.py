@@ -46,7 +46,8 @@ def test_failed_matrix_runs_are_recorded_and_the_rest_published(
     rows = tmp_path / "rows.jsonl"
     assert main(["llm", "score", "--runs", str(runs / "wf"), "--private-key",
                  str(keypair["private_path"]), "--ledger", str(tmp_path / "scratch.jsonl"),
-                 "--rows-out", str(rows), "--expect-models", "m1,m2,m3,m4",
+                 "--rows-out", str(rows), "--competitions", str(competition.parent),
+                 "--expect-models", "m1,m2,m3,m4",
                  "--expect-competitions", slug]) == 0
     out = capsys.readouterr().out
     assert f"error m4 x {slug}: platform error (not the model's failure)" in out

@@ -51,7 +51,7 @@ def test_score_then_publish_lands_rows_on_origin(keypair, demo_competition, tmp_
     rows = tmp_path / "rows.jsonl"
     assert main(["llm", "score", "--runs", str(runs / "wf"), "--private-key",
                  str(keypair["private_path"]), "--ledger", str(tmp_path / "scratch.jsonl"),
-                 "--rows-out", str(rows)]) == 0
+                 "--rows-out", str(rows), "--competitions", str(competition.parent)]) == 0
     [row] = [json.loads(line) for line in rows.read_text().splitlines()]
     # publish job: no key, pushes one commit
     assert main(["llm", "publish", "--runs", str(runs / "wf"), "--rows", str(rows),
@@ -100,7 +100,8 @@ def test_a_run_claiming_a_human_identity_is_rejected_before_decryption(
     summary["participant"] = "alice"  # a forged summary, e.g. from a compromised matrix job
     (run / "summary.json").write_text(json.dumps(summary))
     assert main(["llm", "score", "--runs", str(runs / "adhoc"), "--private-key",
-                 str(keypair["private_path"]), "--ledger", str(tmp_path / "l.jsonl")]) == 0
+                 str(keypair["private_path"]), "--ledger", str(tmp_path / "l.jsonl"),
+                 "--competitions", str(demo_competition.parent)]) == 0
     assert json.loads((run / "summary.json").read_text())["rejection"]["code"] == "not-llm"
     assert not (tmp_path / "l.jsonl").exists() or not (tmp_path / "l.jsonl").read_text()
     assert main(["llm", "run", "--competition", str(demo_competition), "--model", "m2",
@@ -109,3 +110,34 @@ def test_a_run_claiming_a_human_identity_is_rejected_before_decryption(
                  "--runs", str(runs)]) == 2
     assert ("LLM-track participants are named llm:<model> or agent:<model>"
             in capsys.readouterr().err)
+
+
+def test_the_keyed_score_step_takes_competitions_from_the_repository(
+        keypair, demo_competition, tmp_path, httpserver, monkeypatch, capsys):
+    """A matrix job's summary.json pointing at its own copy of the competition (here with an
+    extra metric; in the attack, without public_fraction) does not choose what is scored."""
+    work = make_origin(tmp_path, demo_competition)
+    competition = work / "competitions" / demo_competition.name
+    monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
+    llm = ScriptedLLM(httpserver, [MAJORITY])
+    runs = tmp_path / "runs"
+    assert main(["llm", "run", "--competition", str(competition), "--model", "m1",
+                 "--base-url", llm.base_url, "--api-key-env", "GNNCB_TEST_LLM_KEY",
+                 "--public-key", str(keypair["public_path"]), "--no-score", "--runs", str(runs),
+                 "--campaign", "wf", "--wall-seconds", "60", *UNSANDBOXED_FLAGS]) == 0
+    forged = tmp_path / "forged" / competition.name
+    shutil.copytree(competition, forged)
+    spec = (forged / "competition.yaml").read_text()
+    (forged / "competition.yaml").write_text(spec.replace(
+        "metrics:\n", "metrics:\n  probe:\n    fn: accuracy\n    split: test\n", 1))
+    run = runs / "wf" / "m1" / competition.name
+    summary = json.loads((run / "summary.json").read_text())
+    summary["competition_dir"] = str(forged)
+    (run / "summary.json").write_text(json.dumps(summary))
+    monkeypatch.setenv("GNNCB_ROOT", str(work))  # the keyed job runs in the repository
+    rows = tmp_path / "rows.jsonl"
+    assert main(["llm", "score", "--runs", str(runs / "wf"), "--private-key",
+                 str(keypair["private_path"]), "--ledger", str(tmp_path / "scratch.jsonl"),
+                 "--rows-out", str(rows)]) == 0
+    [row] = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert sorted(row["scores"]) == ["accuracy", "macro_f1"]  # the repository's spec

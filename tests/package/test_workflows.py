@@ -158,7 +158,8 @@ def test_key_job_is_read_only_and_writer_has_no_key(evaluate: dict[str, Any]) ->
     jobs = evaluate["jobs"]
     keyed = [j for j, job in jobs.items() if "GNNCB_PRIVATE_KEY" in job_secrets(job)]
     assert keyed == ["score"]
-    assert jobs["score"]["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert jobs["score"]["permissions"] == {"contents": "read", "pull-requests": "read",
+                                            "actions": "read"}
     assert job_secrets(jobs["publish"]) == set()
     assert set(write_permissions(jobs["publish"])) == {"contents", "pull-requests", "issues"}
     assert jobs["publish"]["needs"] == "score"

@@ -30,7 +30,11 @@ HOSTILE_METHODS = [
     "[click](https://evil.example) ![x](https://evil.example/x.png)",
     "<img src=x onerror=alert(1)> &#64;admin &commat;root",
     "a | b | c\n| injected | row |",
+    "fixes #1 and GH-2, see gnncb/arena#3",
 ]
+# GitHub's issue-reference filter: "#12", "GH-12", "owner/repo#12" become links to (and
+# cross-references on) the repository's issues and pull requests
+ISSUE_REF = re.compile(r"(?<![A-Za-z0-9_&])#[0-9]|(?i:(?<![A-Za-z0-9])gh-[0-9])")
 
 
 def _tokens(markdown: str) -> list[Any]:
@@ -47,6 +51,8 @@ def _assert_inert(markdown: str) -> None:
     texts = [t.content for t in tokens if t.type == "text"]
     mentions = [t for t in texts if MENTION.search(t)]
     assert not mentions, mentions
+    references = [t for t in texts if ISSUE_REF.search(t)]
+    assert not references, references
     assert not [t for t in tokens if t.type == "image"]
     html = [t.content.strip() for t in tokens if t.type in ("html_inline", "html_block")]
     assert all(OUR_HTML.fullmatch(h) for h in html), html
@@ -76,6 +82,7 @@ def test_board_rendered_by_cli_has_no_live_mention(arena: Arena, tmp_path: Path,
     assert len(rows) == 1 + len(HOSTILE_METHODS)  # header + one per entry: no injected row
     text = " ".join(t.content for t in _tokens(page) if t.type == "text")
     assert "everyone" in text and "acme/security" in text  # shown, just not linked
+    assert "fixes #" in text and "GH-" in text
 
 
 def test_rejection_echoing_a_claim_does_not_mention(arena: Arena, fake: FakeGitHub) -> None:
@@ -89,3 +96,14 @@ def test_rejection_echoing_a_claim_does_not_mention(arena: Arena, fake: FakeGitH
     text = " ".join(t.content for t in _tokens(answer) if t.type == "text")
     assert "acme/security-team" in text
     assert arena.rows() == []
+
+
+def test_an_answer_quoting_issue_references_does_not_link_them(arena: Arena,
+                                                               fake: FakeGitHub) -> None:
+    files = arena.files("toy-nodes", "alice", claim="fixes #1 and GH-2")
+    fake.open_pr(1, "alice", files)
+    result, _ = run_pr(arena, fake, 1)
+    assert (result.status, result.code) == ("rejected", "claim-mismatch")
+    [answer] = fake.bot_comments(1)
+    _assert_inert(answer)
+    assert "fixes #" in " ".join(t.content for t in _tokens(answer) if t.type == "text")

@@ -149,7 +149,8 @@ def publish_code_result(client: GitHubClient, result: CodeResult, *, root: Path,
             say(f"PR #{result.pr}: recorded {(result.digest or '')[:12]} "
                 f"(pushed={push.pushed}, attempts={push.attempts})")
         rows = Ledger(ledger_path(root)).rows()
-        rank, entries = standing_of(board, rows, result.author_login)  # type: ignore[arg-type]
+        rank, entries = standing_of(board, rows,  # type: ignore[arg-type]
+                                    result.author_login, result.author_id)
 
     return finish_publishing(
         client, result, pull=pull, answer=answer, bot_login=bot_login,

@@ -21,12 +21,14 @@ from typing import Any
 from evaluator.ci.code.fetch import CodeMetadata, digest_of, fetch_code_files, parse_code_metadata
 from evaluator.ci.code.policy import check_code_files
 from evaluator.ci.code.result import FEEDBACK_CHARS, FEEDBACK_ITEMS, CodeResult, FeedbackItem
+from evaluator.ci.event import PullEvent, event_time, superseded
 from evaluator.ci.github import GitHubClient
 from evaluator.ci.guards import Admission, decide_pr
 from evaluator.ci.logs import say
-from evaluator.ci.result import ACCEPTED
+from evaluator.ci.result import ACCEPTED, SKIPPED
+from evaluator.competition.schedule import stamp
 from evaluator.errors import ConfigError, Rejection
-from evaluator.ledger.store import SUBMISSION
+from evaluator.ledger.store import SUBMISSION, belongs
 from evaluator.pipeline.evaluate import check_eligibility
 
 Judge = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
@@ -75,19 +77,26 @@ def _feedback(items: list[dict[str, Any]]) -> list[FeedbackItem]:
 
 def judge_code_pr(client: GitHubClient, number: int, *, root: Path, bot_login: str,
                   per_cell: int | None = None, jobs: int = 2, judge: Judge = sandbox_judge,
-                  now: datetime | None = None) -> CodeResult:
-    """The verdict for code-track PR `number`. ConfigError/GitHubError: platform failures."""
+                  now: datetime | None = None, event: PullEvent | None = None) -> CodeResult:
+    """The verdict for code-track PR `number`. ConfigError/GitHubError: platform failures.
+
+    `event`: the pull-request event of this run; its time (checked against GitHub's API,
+    `evaluator.ci.event`) is the submission's time for the limits and the row."""
     at = now or datetime.now(UTC)
     return decide_pr(client, number, CodeResult, root=root, bot_login=bot_login, verb="judge",
                      code_track=True,
-                     decide=lambda admission: _decide(admission, per_cell, jobs, judge, at))
+                     decide=lambda admission: _decide(admission, per_cell, jobs, judge, at,
+                                                      event))
 
 
 def _decide(admission: Admission, per_cell: int | None, jobs: int, judge: Judge,
-            now: datetime) -> CodeResult:
+            now: datetime, event: PullEvent | None) -> CodeResult:
     from evaluator.codetrack.problem import all_problems
 
     pull, rows = admission.pull, admission.rows
+    moved = superseded(pull, event)
+    if moved is not None:
+        return CodeResult(**admission.base, status=SKIPPED, code="superseded", reason=moved)
     login = pull.author_login.lower()
     sub = check_code_files(admission.files, pull.author_login, problem_ids=all_problems(),
                            total_files=pull.changed_files)
@@ -99,12 +108,15 @@ def _decide(admission: Admission, per_cell: int | None, jobs: int, judge: Judge,
     digest = digest_of(sources)
     earlier = next((r for r in rows if r["type"] == SUBMISSION and r["digest"] == digest), None)
     if earlier is not None:
-        if earlier["participant"].lower() != login:
+        if not belongs(earlier, login, pull.author_id):
             raise Rejection("these exact solution files were already submitted by another "
                             "participant", code="copied")
         return CodeResult(**admission.base, status=ACCEPTED, slug=slug, row=earlier,
                           digest=digest, duplicate=True)
-    remaining = check_eligibility(board, rows, login, now)  # type: ignore[arg-type]
+    if event is not None:
+        now = event_time(admission.client, event, pull.number)
+    remaining = check_eligibility(board, rows, login, now,  # type: ignore[arg-type]
+                                  participant_id=pull.author_id)
     say(f"PR #{pull.number}: judging {len(sources)} solution(s) of {login}, digest "
         f"{digest[:12]}, in the sandbox")
     row, feedback = judge(sources, participant=login, meta=meta, pr=pull.number,
@@ -113,6 +125,8 @@ def _decide(admission: Admission, per_cell: int | None, jobs: int, judge: Judge,
         raise ConfigError(f"the judge scored digest {row.get('digest')}, the PR's files hash to "
                           f"{digest}; refusing to record")
     row = {**row, "participant_id": pull.author_id, "team": meta.team}
+    if event is not None:
+        row["submitted_at"] = stamp(now)
     return CodeResult(**admission.base, status=ACCEPTED, slug=slug, row=row, digest=digest,
                       files={f"{pid}.py": f.blob_sha for pid, f in solutions.items()},
                       remaining_version=remaining[0], remaining_today=remaining[1],

@@ -51,20 +51,32 @@ def start_publishing(client: GitHubClient, result: ResultBase, bot_login: str,
     if result.repo.lower() != client.repo_name.lower():
         raise ConfigError(f"the result is for {result.repo}, not {client.repo_name}")
     pull = client.pull(result.pr)
-    if (pull.author_login.lower(), pull.author_id) != (result.author_login.lower(),
-                                                        result.author_id):
-        raise ConfigError(f"the result names author {result.author_login} "
-                          f"({result.author_id}) but PR #{result.pr} is by "
-                          f"{pull.author_login} ({pull.author_id}); refusing to publish")
     answer = find_answer(client.comments(result.pr), bot_login)
     if result.status != SKIPPED:
         return pull, answer, None
+    check_same_account(pull, result, recorded=False)
     say(f"PR #{result.pr}: nothing to publish ({result.code}: {result.reason})")
     if answer is not None and pull.state == "open":  # finish an interrupted earlier run
         client.add_labels(result.pr, LABELS[answered_status(answer)])
         client.close(result.pr)
         return pull, answer, Published(SKIPPED, None, False, True)
     return pull, answer, Published(SKIPPED, None, False, False)
+
+
+def check_same_account(pull: PullInfo, result: ResultBase, *, recorded: bool) -> None:
+    """ConfigError unless the PR's author is still the account the keyed job decided for.
+
+    Why by account id and after recording: the account is the person (a login renamed between
+    the two jobs is the same participant, answered under the login it had when scored), and a
+    scored result is recorded before this refusal, so renaming or deleting the account between
+    the jobs cannot turn a scored submission into a free probe that counts against nothing.
+    """
+    if pull.author_id != result.author_id:
+        raise ConfigError(
+            f"the result names author {result.author_login} ({result.author_id}) but PR "
+            f"#{result.pr} is now by {pull.author_login} ({pull.author_id}); "
+            + ("the scored row was recorded; " if recorded else "")
+            + "refusing to answer, label or close it")
 
 
 def finish_publishing(client: GitHubClient, result: ResultBase, *, pull: PullInfo,
@@ -76,6 +88,7 @@ def finish_publishing(client: GitHubClient, result: ResultBase, *, pull: PullInf
     Why last: the ledger commit is already on the default branch, so the answer never claims
     a result that is not recorded.
     """
+    check_same_account(pull, result, recorded=result.status == ACCEPTED)
     commented = False
     if answer is None:
         commented = client.comment_once(
@@ -126,7 +139,7 @@ def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: 
                     boards=boards_in(Path(root) / "competitions")),
                 remote=remote, branch=branch, attempts=push_attempts, sleep=sleep, env=git_env)
         rows = Ledger(ledger_path(root)).rows()
-        rank, entries = standing_of(spec, rows, result.author_login)
+        rank, entries = standing_of(spec, rows, result.author_login, result.author_id)
         if result.duplicate:
             earlier_pr = result.row.get("pr")
         if push is not None:

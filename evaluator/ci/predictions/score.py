@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from evaluator.ci.event import PullEvent, event_time, superseded
 from evaluator.ci.fetch import fetch_submission
 from evaluator.ci.github import GitHubClient
 from evaluator.ci.guards import Admission, decide_pr
@@ -43,18 +44,27 @@ def competition_exists(root: Path) -> Callable[[str], bool]:
 
 
 def score_pr(client: GitHubClient, number: int, *, root: Path, load_keys: KeyLoader,
-             bot_login: str, now: datetime | None = None) -> Result:
-    """The verdict for PR `number`. Raises ConfigError/GitHubError for platform failures."""
+             bot_login: str, now: datetime | None = None,
+             event: PullEvent | None = None) -> Result:
+    """The verdict for PR `number`. Raises ConfigError/GitHubError for platform failures.
+
+    `event`: the pull-request event that triggered this run; its time (checked against
+    GitHub's API) is the submission's time, whenever the queued run starts."""
     return decide_pr(client, number, Result, root=root, bot_login=bot_login, verb="evaluate",
                      code_track=False,
-                     decide=lambda admission: _decide(admission, Path(root), load_keys, now))
+                     decide=lambda admission: _decide(admission, Path(root), load_keys, now,
+                                                      event))
 
 
 def _decide(admission: Admission, root: Path, load_keys: KeyLoader,
-            now: datetime | None) -> Result:
-    """After the shared guards: route code-track PRs away, path policy, the two blobs as
-    data, then `evaluate_bytes` (identity and eligibility BEFORE any score exists)."""
+            now: datetime | None, event: PullEvent | None) -> Result:
+    """After the shared guards: route code-track PRs away, a run for an older push stops,
+    path policy, the two blobs as data, then `evaluate_bytes` (identity and eligibility
+    BEFORE any score exists) at the event's time."""
     pull = admission.pull
+    moved = superseded(pull, event)
+    if moved is not None:
+        return Result(**admission.base, status=SKIPPED, code="superseded", reason=moved)
     if only_code_track(p for f in admission.files for p in (f.filename, f.previous_filename)):
         return Result(**admission.base, status=SKIPPED, code="code-track",
                       reason="a code-track submission; evaluate-code.yml judges it")
@@ -66,10 +76,11 @@ def _decide(admission: Admission, root: Path, load_keys: KeyLoader,
     spec = load_spec(competition)
     fetched = fetch_submission(admission.client, pull.head_sha, sub, {
         ENVELOPE_NAME: max_envelope_bytes(spec), METADATA_NAME: MAX_METADATA_BYTES})
+    submitted = event_time(admission.client, event, pull.number) if event else None
     outcome = evaluate_bytes(competition, fetched[ENVELOPE_NAME].data,
                              fetched[METADATA_NAME].data, participant=pull.author_login,
                              keys=load_keys(), ledger=admission.ledger, pr=pull.number,
-                             participant_id=pull.author_id, now=now)
+                             participant_id=pull.author_id, now=now, submitted_at=submitted)
     row = outcome.row
     assert row is not None
     return Result(**admission.base, status=ACCEPTED, slug=outcome.slug, scores=outcome.scores,
