@@ -15,6 +15,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from evaluator.commands import GROUPS
 from evaluator.commands._options import announce, load_keys, push_env, track_boards
@@ -130,8 +131,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.out is None and args.public_key is None:
         # sealed to the repository's key, into the folder itself: the folder must be its own
         ensure_inside(announce(args.root), folder, "competition folder")
-    seed = read_seed(args.seed_file)
     public = keys.read_public_key(args.public_key or default_public_key())
+    _refuse_foreign_key(folder, args.out, public)
+    seed = read_seed(args.seed_file)
     out = args.out or folder
     files = run_build(folder, args.raw, seed, public, out)
     total = sum(p.stat().st_size for p in files)
@@ -140,6 +142,24 @@ def cmd_build(args: argparse.Namespace) -> int:
     print(f"built {folder.name} into {out}: {len(files)} public files, {decimal_size(total)}; "
           f"labels sealed for kid {keys.thumbprint(public)}")
     return 0
+
+
+def _refuse_foreign_key(folder: Path, out: Path | None, public: Any) -> None:
+    """A build into a repository's competition folder seals to the key that repository
+    commits (keys/platform-public.pem): labels sealed to any other key passed lint and failed
+    on the first submission. Building elsewhere (--out) with another key stays possible."""
+    from evaluator.authoring.lint import committed_platform_key
+    from evaluator.errors import ConfigError
+
+    target = Path(out or folder)
+    committed = committed_platform_key(target)
+    if committed is None or keys.thumbprint(public) == committed[1]:
+        return
+    raise ConfigError(f"refusing to seal {target}/hidden to key {keys.thumbprint(public)}: the "
+                      f"repository's committed platform key {committed[0]} is kid "
+                      f"{committed[1]}, and the evaluator opens labels only with its private "
+                      "key; drop --public-key (or give the committed one), or build into a "
+                      "folder outside the repository with --out")
 
 
 def cmd_readme(args: argparse.Namespace) -> int:

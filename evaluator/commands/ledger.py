@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,9 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
                   f"{row['scores']}")
     for digest, why in report.failed:
         print(f"  could not re-score {digest[:12]}: {why}")
+    if report.failed:
+        print(f"error: {len(report.failed)} active submission(s) of {report.slug} could not be "
+              "re-scored (listed above); nothing was written for them", file=sys.stderr)
     for digest in report.missing:
         print(f"  skipped {digest[:12]}: no stored envelope (marked as scored on old labels)")
     if args.dry_run:
