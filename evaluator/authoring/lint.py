@@ -25,7 +25,7 @@ README_SECTIONS = ("## Task", "## Data", "## Evaluation", "## Rules", "## How to
                    "## Source and licence")
 MAX_PUBLIC_BYTES = 15 * 1024 * 1024
 ALLOWED_TOP = {"README.md", "competition.yaml", "build.py", "data", "hidden", "baseline",
-               "submissions", "__pycache__"}
+               "submissions", "tests", "__pycache__"}
 
 
 def _public_tables(folder: Path) -> list[Path]:

@@ -65,7 +65,7 @@ def test_check_json_problems_are_structured(demo_competition, tmp_path, capsys):
     assert set(by_code) == {"empty-cell", "not-an-integer", "missing-id"}, report
     empty = by_code["empty-cell"]
     assert (empty["file"], empty["line"], empty["column"], empty["count"]) == \
-        ("bad.csv", 2, "label", 1)
+        (str(bad), 2, "label", 1)
     assert empty["message"].endswith("1 empty cell at line(s) 2")
     not_int = by_code["not-an-integer"]
     assert (not_int["line"], not_int["column"]) == (3, "label")
@@ -81,7 +81,7 @@ def test_check_json_gives_the_line_of_a_file_level_problem(demo_competition, tmp
     problems = json.loads(out)["problems"]
     assert code == 1 and len(problems) == 1
     assert (problems[0]["code"], problems[0]["line"], problems[0]["file"]) == \
-        ("header", 1, "semi.csv")
+        ("header", 1, str(bad))
 
 
 def test_counts_agree_with_their_words(demo_competition, tmp_path, capsys):
