@@ -143,6 +143,12 @@ def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> No
     g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
     g.add_argument("--strict-replay", action="store_true",
                    help="replay: exact request-hash matches only")
+    g.add_argument("--script", type=Path, metavar="FILE",
+                   help="--provider scripted: a JSON or YAML list of answers, one per model "
+                        "call (a dry run of the whole loop without a model)")
+    g.add_argument("--allow-unlisted-model", action="store_true",
+                   help="call --model even when the endpoint's GET /models lists others "
+                        "(refused otherwise; the run is marked: model not verified)")
 
 
 def add_sampling_options(g: argparse._ArgumentGroup) -> None:

@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = ls.add_parser("run", help="one model on one competition, scored through the pipeline")
     r.add_argument("--competition", required=True, help="competitions/SLUG folder or a slug")
     r.add_argument("--model", required=True, help="model id as the provider spells it")
-    r.add_argument("--participant", help="ledger participant (default llm-<model> / "
-                                         "agent-<model>)")
+    r.add_argument("--participant", help="ledger participant (default llm:<model> / "
+                                         "agent:<model>)")
     _run_options(r)
     r.set_defaults(func=cmd_run)
 
@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("provider")
-    add_endpoint_options(g, ["openai", "replay", "agent"])
+    add_endpoint_options(g, ["openai", "replay", "scripted", "agent"])
     g.add_argument("--agent-command", help="agent mode: command run in the workspace")
     g.add_argument("--agent-mount", type=Path, action="append", default=[],
                    help="agent mode: host path made visible read-only (repeatable)")
@@ -232,6 +232,7 @@ def _provider_config(args: argparse.Namespace, settings: tuple[dict[str, Any], l
         kind=args.provider, base_url=args.base_url, api_key_env=args.api_key_env,
         timeout=args.timeout, retries=args.retries, record_dir=args.record,
         recordings_dir=args.recordings, strict_replay=args.strict_replay, agent=agent,
+        allow_unlisted_model=args.allow_unlisted_model, script=args.script,
         decoding=Decoding(temperature=values["temperature"], max_tokens=values["max_tokens"],
                           seed=values["seed"]), replay_hints=tuple(differs))
 

@@ -363,7 +363,8 @@ class Session:
         return {"decoding": decoding or None, "repairs_allowed": self.options.repairs,
                 "calls": len([a for a in self.attempts if a.get("called", True)]),
                 "limit_overrides": overrides,
-                "caveats": [str(c)[:200] for c in self.summary.get("caveats") or []] or None}
+                "caveats": [str(c)[:200] for c in self.summary.get("caveats") or []] or None,
+                "model_listed": (self.summary.get("served_model_check") or {}).get("verified")}
 
     def error(self, err: Exception) -> dict[str, Any]:
         """A platform or provider problem: recorded as `error`, retried by a resumed

@@ -76,6 +76,8 @@ class LLMRun(BaseModel):
     isolation: Text = ""
     sandboxed: bool | None = None
     caveats: list[Text] | None = None
+    # False: the endpoint's GET /models listed other models (run with --allow-unlisted-model)
+    model_listed: bool | None = None
 
 
 class Metadata(BaseModel):

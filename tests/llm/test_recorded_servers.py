@@ -238,7 +238,8 @@ def test_max_completion_tokens_fallback_is_driven_by_the_servers_400(
 def test_served_model_is_checked_against_v1_models(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch):
     server = FakeServer(httpserver, [{"text": MAJORITY}], models=["/models/gemma-3-270m.gguf"])
-    assert run(keypair, demo_competition, tmp_path, server, monkeypatch) == 0
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch,
+               "--allow-unlisted-model") == 0
     summary = read_json(run_folder(tmp_path) / "summary.json")
     check = summary["served_model_check"]
     assert check["verified"] is False and "gemma-3-270m" in check["note"]
