@@ -110,6 +110,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="prompt variant: frozen (default), ssd, or frozen-solver (README slot "
                         "with only its task, data, evaluation and rules sections)")
     g.add_argument("--repairs", type=int, default=5, help="repair attempts k, 0..5 (default 5)")
+    g.add_argument("--stop-on-repeat", action=argparse.BooleanOptionalAction, default=None,
+                   help="end the loop when an answer repeats an earlier one byte for byte "
+                        "(off by default: GNN-CB's protocol runs up to k repairs; when on, "
+                        "the run's protocol records it and the row is marked outside it)")
     g.add_argument("--campaign", default="adhoc", help="campaign name (runs/<campaign>/)")
     g.add_argument("--runs", type=Path, default=Path("runs"), help="runs root (default runs/)")
     g.add_argument("--prices", type=Path, help="price table (YAML: model: {input, output} USD "
@@ -148,7 +152,7 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str],
     from evaluator.llm.slots import installed_libraries
 
     names = ("prompt", "repairs", "temperature", "max_tokens", "context_tokens",
-             "wall_seconds", "cpu_seconds", "memory_mb")
+             "wall_seconds", "cpu_seconds", "memory_mb", "stop_on_repeat")
     explicit = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
     if args.no_seed:
         explicit["seed"] = None
@@ -201,6 +205,7 @@ def _options(args: argparse.Namespace, settings: tuple[dict[str, Any], list[str]
         require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
         prices=load_prices(args.prices) if args.prices else None, participant=participant,
         context_tokens=values["context_tokens"], ledger=run_ledger(args), libraries=libraries,
+        stop_on_repeat=bool(values["stop_on_repeat"]),
         python=None if recorded is None else recorded.get("python"))
 
 

@@ -118,7 +118,8 @@ def test_recorded_park_answers_stop_at_the_first_repeat_as_the_models_failure(
     steps = [{"text": answer["text"], "in": answer["tokens_in"], "out": answer["tokens_out"]}
              for _ in range(6)]
     server = FakeServer(httpserver, steps, models=[MODEL])
-    assert run(keypair, demo_competition, tmp_path, server, monkeypatch) == 1
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch,
+               "--stop-on-repeat") == 1
     assert len(server.requests) == 2  # the repeat ended the loop instead of 4 more calls
     summary = read_json(run_folder(tmp_path) / "summary.json")
     assert summary["status"] == "failed" and summary["stop_reason"] == "repeated_answer"

@@ -78,3 +78,26 @@ def test_a_script_that_runs_out_says_so(keypair, demo_competition, tmp_path, cap
     assert f"--script {script}: holds 1 answer(s); call 2 asked for one more" in \
         capsys.readouterr().err
 
+
+
+def test_a_repeated_answer_does_not_stop_the_loop_by_default(
+        keypair, demo_competition, tmp_path, httpserver, monkeypatch):
+    """GNN-CB runs up to k = 5 repairs; the conversation has grown by the time an answer
+    repeats, so gnncb asks again unless --stop-on-repeat says otherwise."""
+    server = FakeServer(httpserver, [{"text": BROKEN}] * 6, models=[MODEL])
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch) == 1
+    assert len(server.requests) == 6  # one answer + five repairs, as the protocol runs
+    summary = read_json(tmp_path / "runs" / "adhoc" / MODEL / demo_competition.name
+                        / "summary.json")
+    assert summary["stop_reason"] == "budget" and summary["stop_on_repeat"] is False
+
+
+def test_stop_on_repeat_is_recorded_in_the_protocol_and_marked(
+        keypair, demo_competition, tmp_path, httpserver, monkeypatch):
+    server = FakeServer(httpserver, [{"text": MAJORITY}], models=[MODEL])
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch,
+               "--stop-on-repeat") == 0
+    [row] = [json.loads(line) for line in ledger_rows(tmp_path)]
+    assert row["declared"]["llm"]["stop_on_repeat"] is True
+    verdict = check_row(load_spec(demo_competition), row)
+    assert any("stops at a repeated answer" in d for d in verdict["deviations"])
