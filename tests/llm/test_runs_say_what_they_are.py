@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from evaluator.cli import main
@@ -80,6 +81,7 @@ def test_a_script_that_runs_out_says_so(keypair, demo_competition, tmp_path, cap
 
 
 
+@pytest.mark.slow
 def test_a_repeated_answer_does_not_stop_the_loop_by_default(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch):
     """GNN-CB runs up to k = 5 repairs; the conversation has grown by the time an answer
