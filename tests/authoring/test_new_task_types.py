@@ -41,6 +41,10 @@ def test_new_scaffolds_each_task_with_a_passing_test_skeleton(task, tmp_path, ca
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout and "failed" not in done.stdout
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--config",
+                           str(REPO / "pyproject.toml"), str(folder)], capture_output=True,
+                          text=True, check=False)
+    assert ruff.returncode == 0, ruff.stdout  # what maintainers copy passes the repo's lint
     # lint knows the scaffold's placeholders for this task too
     code, out, _ = run(["competition", "lint", folder, "--root", tmp_path], capsys)
     assert code == 1 and "still the scaffold's placeholder" in out
