@@ -272,8 +272,9 @@ def summary_protocol(summary: dict[str, Any]) -> dict[str, Any]:
     """A run summary's protocol facts in the shape a ledger row keeps them (metadata.LLMRun):
     a failed run has no row, and is checked by the same rule as a scored one (overridden
     execution limits put a failure outside the protocol exactly as they do a success)."""
-    limits = summary.get("limits") if isinstance(summary.get("limits"), dict) else {}
-    isolation = summary.get("isolation") if isinstance(summary.get("isolation"), dict) else {}
+    raw_limits, raw_isolation = summary.get("limits"), summary.get("isolation")
+    limits: dict[str, Any] = raw_limits if isinstance(raw_limits, dict) else {}
+    isolation: dict[str, Any] = raw_isolation if isinstance(raw_isolation, dict) else {}
     attempts = [a for a in summary.get("attempt_log") or [] if isinstance(a, dict)]
     served = summary.get("served_model_check")
     facts = {
