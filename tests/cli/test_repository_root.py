@@ -302,3 +302,31 @@ def test_an_audit_line_always_says_who(copy, untouched, tmp_path):
                    check=True, env={**os.environ, **nobody})
     _ok(gnncb(copy, "ledger", "withdraw", digest[:12], "--reason", "t", env=nobody))
     assert _ledger(copy)[-1]["by"] == "Maintainer From Git"
+
+
+@pytest.mark.slow
+def test_key_verbs_from_a_copy_touch_only_the_copy(copy, untouched, tmp_path, shared_secrets):
+    """Keys end to end from a copy (issue 25, point 4): a build with another key is refused;
+    a reseal to a new key re-seals the copy's labels and says which old key its stored
+    envelopes and sealed scores still need; lint then flags the labels against the copy's
+    committed key; the package's checkout is untouched throughout."""
+    from evaluator.submission import envelope, keys
+
+    new = tmp_path / "new-key"
+    new_kid = keys.generate(new, bits=3072)
+    old_kid = keys.thumbprint(keys.read_public_key(copy / "keys" / "platform-public.pem"))
+    seed = tmp_path / "seed"
+    seed.write_text("not-the-seed-but-long-enough\n")
+    done = gnncb(copy, "competition", "build", SLUG, "--raw", tmp_path, "--seed-file", seed,
+                 "--public-key", new / "public.pem")
+    assert done.returncode == 2 and f"refusing to seal {copy / 'competitions' / SLUG}" \
+        in done.stderr, done.stderr
+    out = _ok(gnncb(copy, "keys", "reseal", SLUG, "--private-key",
+                    shared_secrets / "deploy-private.pem", "--public-key", new / "public.pem"))
+    assert f"{SLUG}: the old key {old_kid} is still needed: it opens" in out
+    assert "stored envelope" in out and "sealed score" in out
+    hidden = sorted((copy / "competitions" / SLUG / "hidden").glob("*.jwe"))
+    assert hidden and all(envelope.read_header(p.read_bytes())["kid"] == new_kid
+                          for p in hidden)
+    done = gnncb(copy, "competition", "lint", SLUG)
+    assert done.returncode == 1 and "not to the committed platform key" in done.stdout
