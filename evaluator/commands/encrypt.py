@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--participant", required=True, help="your GitHub login")
     p.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
     p.add_argument("-o", "--output", default="predictions.csv.enc",
-                   help="the envelope to write (metadata.json goes beside it); a folder (an "
-                        "existing one, or a path ending in /) gets predictions.csv.enc; a "
+                   help="the envelope to write (metadata.json goes beside it); a folder "
+                        "(a path ending in /) gets predictions.csv.enc; a "
                         "folder under submissions/ is written in your login's canonical "
                         "(lower-case) spelling")
     p.add_argument("--entrant", default="human",
@@ -75,12 +75,12 @@ def _outside_rules(spec: Any, meta: Metadata) -> list[str]:
 
 def _output_path(given: str, login: str) -> tuple[Path, str]:
     """The envelope path to write, and a note when it differs from what was given: a folder
-    (existing, or written with a trailing slash) gets `predictions.csv.enc`; a folder
+    written with a trailing slash gets `predictions.csv.enc`; a folder
     `submissions/<Login>` in another case than the login's canonical lower case becomes
     `submissions/<login>` (the platform compares logins in lower case and names the folder
     so; a mixed-case folder would be a second folder for the same participant)."""
     output = Path(given)
-    if given.endswith(("/", "\\")) or output.is_dir():
+    if given.endswith(("/", "\\")):  # a folder without the slash stays refused (a file)
         output = output / "predictions.csv.enc"
     folder = output.parent
     if (folder.parent.name == "submissions" and folder.name != login
