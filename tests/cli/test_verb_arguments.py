@@ -138,7 +138,8 @@ def test_check_quotes_classes_as_written_and_rejects_float_spellings(demo_compet
                               *(f"{i},0" for i in ids[3:])]) + "\n")
     code, text = _check(demo_competition, bad, capsys)
     assert code == 1
-    assert "1 value is not an allowed class [0, 1] at line(s) 2, e.g. '7'" in text and "7.0" not in text
+    assert "1 value is not an allowed class [0, 1] at line(s) 2, e.g. '7'" in text
+    assert "7.0" not in text
     assert "not integers (write classes as integers, e.g. 3, not 3.0) at line(s) 3, 4" in text
     assert "'3.0'" in text
     assert "'=A2*2'; these look like spreadsheet formulas: export the values" in text
