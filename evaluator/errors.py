@@ -7,6 +7,8 @@ maintainer must fix. Neither ever reaches the user as a traceback.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class GnncbError(Exception):
     """Base class; `str(err)` is a complete, user-facing message."""
@@ -25,6 +27,10 @@ class Rejection(GnncbError):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, code: str = "rejected") -> None:
+    def __init__(self, message: str, *, code: str = "rejected",
+                 problems: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        # structured problems (file, line, column, code, message) when the refusal is about
+        # a file's contents; `gnncb check --json` prints them
+        self.problems = problems or []

@@ -41,7 +41,85 @@ SCAFFOLD_FILES = {
 }
 
 
-def scaffold(slug: str, root: Path) -> Path:
+# the maintainers' checks of the new competition, run with `python -m pytest competitions/SLUG`
+TEST_SKELETON = ("test_competition.py.j2", "tests/test_{module}.py")
+# the baseline templates read the standard node layout (evaluator/gnn/data.py); other tasks
+# write their baselines after the data exist (the committed competitions of the task show how)
+NODE_BASELINES = ("node-classification",)
+
+# What differs between the task types the spec supports: the id column, the one target and
+# its metric, the public files build.py writes, and the committed competitions to learn from.
+_NODE_FILES = {"data/nodes.csv": "`id` + feature columns, one row per node.",
+               "data/edges.csv": "`src,dst`: undirected edges between node ids, each once."}
+_GRAPH_FILES = {"data/nodes.csv": "`graph_id,node` + feature columns, one row per node of "
+                                  "every graph (`node` counts from 0 inside its graph).",
+                "data/edges.csv": "`graph_id,src,dst`: undirected edges inside each graph, "
+                                  "each once."}
+TASK_LAYOUTS: dict[str, dict[str, Any]] = {
+    "node-classification": {
+        "id": "id", "target": "label", "type": "class", "metric": "macro_f1", "order": "desc",
+        "files": {**_NODE_FILES,
+                  "data/train_labels.csv": "`id,label`: training nodes.",
+                  "data/test_ids.csv": "`id`: the nodes to predict."},
+        "examples": ["gnn-cora", "octonode"]},
+    "node-regression": {
+        "id": "id", "target": "value", "type": "real", "metric": "mae", "order": "asc",
+        "files": {**_NODE_FILES,
+                  "data/train_labels.csv": "`id,value`: training nodes and their values.",
+                  "data/test_ids.csv": "`id`: the nodes whose value to predict."},
+        "examples": []},
+    "edge-classification": {
+        "id": "id", "target": "label", "type": "class", "metric": "macro_f1", "order": "desc",
+        "files": {"data/nodes.csv": "`id` + feature columns, one row per node.",
+                  "data/train_edges.csv": "`id,src,dst,label`: labelled training edges.",
+                  "data/test_ids.csv": "`id,src,dst`: the edges to classify."},
+        "examples": ["trust-temporal"]},
+    "link-prediction": {
+        "id": "id", "target": "link", "type": "probability", "metric": "roc_auc",
+        "order": "desc",
+        "files": {**_NODE_FILES,
+                  "data/train_pairs.csv": "`id,src,dst,link`: observed links (1) and sampled "
+                                          "non-links (0).",
+                  "data/test_ids.csv": "`id,src,dst`: the candidate pairs to score."},
+        "examples": ["netlinkarena"]},
+    "graph-classification": {
+        "id": "graph_id", "target": "label", "type": "class", "metric": "macro_f1",
+        "order": "desc",
+        "files": {**_GRAPH_FILES,
+                  "data/train_labels.csv": "`graph_id,label`: training graphs.",
+                  "data/test_ids.csv": "`graph_id`: the graphs to classify."},
+        "examples": ["gnn-bace", "gta"]},
+    "graph-regression": {
+        "id": "graph_id", "target": "value", "type": "real", "metric": "mae", "order": "asc",
+        "files": {**_GRAPH_FILES,
+                  "data/train_labels.csv": "`graph_id,value`: training graphs and their "
+                                           "values.",
+                  "data/test_ids.csv": "`graph_id`: the graphs whose value to predict."},
+        "examples": ["solubility", "mix-props"]},
+}
+DEFAULT_TASK = "node-classification"
+
+
+def scaffold_files(slug: str, task: str = DEFAULT_TASK) -> dict[str, str]:
+    """Every file `gnncb competition new` writes for `task` (folder path -> text); lint
+    renders the same to recognise placeholders left as they were."""
+    if task not in TASK_LAYOUTS:
+        raise ConfigError(f"--task {task!r}: the spec supports {', '.join(TASK_LAYOUTS)}")
+    env = markdown_env(templates_dir() / SCAFFOLD_DIR)
+    layout = TASK_LAYOUTS[task]
+    sample = f"`{layout['id']},{layout['target']}`: a valid submission (every test id, a " \
+             "constant prediction)."
+    context = {"slug": slug, "task": task, **layout,
+               "files": {**layout["files"], "data/sample_submission.csv": sample}}
+    templates = dict(SCAFFOLD_FILES)
+    if task not in NODE_BASELINES:
+        templates = {src: dest for src, dest in templates.items()
+                     if not dest.startswith("baseline/")}
+    templates[TEST_SKELETON[0]] = TEST_SKELETON[1].format(module=slug.replace("-", "_"))
+    return {dest: env.get_template(src).render(**context) for src, dest in templates.items()}
+
+
+def scaffold(slug: str, root: Path, task: str = DEFAULT_TASK) -> Path:
     """Write a new competition folder from templates/competition_new/; refuse to overwrite."""
     if not re.fullmatch(SLUG_RE, slug):
         raise ConfigError(f"{slug!r} is not a valid slug: lower-case letters, digits and inner "
@@ -49,9 +127,7 @@ def scaffold(slug: str, root: Path) -> Path:
     folder = root / slug
     if folder.exists():
         raise ConfigError(f"{folder} exists; pick another slug or remove the folder first")
-    env = markdown_env(templates_dir() / SCAFFOLD_DIR)
-    rendered = {dest: env.get_template(src).render(slug=slug)
-                for src, dest in SCAFFOLD_FILES.items()}
+    rendered = scaffold_files(slug, task)
     for dest, text in rendered.items():
         path = folder / dest
         path.parent.mkdir(parents=True, exist_ok=True)

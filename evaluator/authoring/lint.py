@@ -18,18 +18,32 @@ from evaluator.authoring import lint_content
 from evaluator.competition.boards import board_of_folder
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import GnncbError, Rejection
-from evaluator.submission import envelope
+from evaluator.submission import envelope, keys
 from evaluator.submission.validate import _id_key, all_ids, competition_ids, validate_predictions
 
 README_SECTIONS = ("## Task", "## Data", "## Evaluation", "## Rules", "## How to submit",
                    "## Source and licence")
 MAX_PUBLIC_BYTES = 15 * 1024 * 1024
 ALLOWED_TOP = {"README.md", "competition.yaml", "build.py", "data", "hidden", "baseline",
-               "submissions", "__pycache__"}
+               "submissions", "tests", "__pycache__"}
 
 
 def _public_tables(folder: Path) -> list[Path]:
     return sorted(p for p in (folder / "data").rglob("*.csv") if p.is_file())
+
+
+def committed_platform_key(folder: Path) -> tuple[Path, str] | None:
+    """(path, kid) of the platform key committed in the repository holding `folder`
+    (`keys/platform-public.pem` beside `competitions/`), None outside a repository. Why: a
+    competition sealed to any other key passed lint and failed on its first submission."""
+    repo = Path(folder).resolve().parent.parent
+    path = repo / "keys" / "platform-public.pem"
+    if Path(folder).resolve().parent.name != "competitions" or not path.is_file():
+        return None
+    try:
+        return path, keys.thumbprint(keys.load_public_key(path.read_bytes(), source=str(path)))
+    except GnncbError:
+        return None
 
 
 def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateKey] | None = None,
@@ -72,6 +86,7 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
         if not split.labels.startswith("hidden/"):
             problems.append(f"splits.{name}.labels: hidden labels must live under hidden/")
     hidden = folder / "hidden"
+    platform = committed_platform_key(folder)
     if hidden.is_dir():
         for path in sorted(p for p in hidden.rglob("*") if p.is_file()):
             try:
@@ -83,6 +98,11 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
             if header.get("purpose") != envelope.PURPOSE_LABELS or header.get(
                     "competition") != spec.slug:
                 problems.append(f"{path}: envelope header is not hidden labels of {spec.slug}")
+            elif platform and header.get("kid") != platform[1]:
+                problems.append(f"{path}: sealed to key {header.get('kid')}, not to the "
+                                f"committed platform key {platform[0]} (kid {platform[1]}): "
+                                "the evaluator would fail on the first submission; re-seal "
+                                "with `gnncb keys reseal` (or rebuild with the committed key)")
     if structural:
         return problems + structural
     problems += lint_content.undescribed_files(folder, spec)

@@ -33,17 +33,12 @@ LABEL_TABLE_WORDS = ("train", "label", "val")  # public tables that carry traini
 INDEX_COLUMNS = {"node", "src", "dst"}  # positions inside a graph: their mean is only its size
 
 
-def _scaffold(slug: str) -> tuple[dict[str, Any], str]:
-    """The scaffold's competition.yaml (parsed) and build.py text for this slug."""
-    from jinja2 import Environment, FileSystemLoader
+def _scaffold(slug: str, task: str) -> tuple[dict[str, Any], str]:
+    """The scaffold's competition.yaml (parsed) and build.py text for this slug and task."""
+    from evaluator.authoring.folders import TASK_LAYOUTS, scaffold_files
 
-    from evaluator.paths import templates_dir
-
-    env = Environment(loader=FileSystemLoader(str(templates_dir() / "competition_new")),
-                      keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                      autoescape=False)  # noqa: S701 - YAML/Python templates, not HTML
-    spec = yaml.safe_load(env.get_template("competition.yaml.j2").render(slug=slug))
-    return spec, env.get_template("build.py.j2").render(slug=slug)
+    files = scaffold_files(slug, task if task in TASK_LAYOUTS else "node-classification")
+    return yaml.safe_load(files["competition.yaml"]), files["build.py"]
 
 
 def _dig(mapping: Any, path: tuple[str, ...]) -> Any:
@@ -56,7 +51,7 @@ def _dig(mapping: Any, path: tuple[str, ...]) -> Any:
 
 def placeholder_problems(folder: Path, spec: CompetitionSpec) -> list[str]:
     """Spec fields and a build.py still exactly as `gnncb competition new` wrote them."""
-    scaffold_spec, scaffold_build = _scaffold(spec.slug)
+    scaffold_spec, scaffold_build = _scaffold(spec.slug, spec.task)
     written = yaml.safe_load((folder / "competition.yaml").read_text(encoding="utf-8"))
     problems = []
     for path in PLACEHOLDER_FIELDS:

@@ -62,6 +62,35 @@ def announce(root: Path | None = None, ledger: Path | bool | None = None) -> Pat
     return path
 
 
+BY_HELP = ("who makes the correction, recorded in the audit line; default: $GITHUB_ACTOR "
+           "(set in workflows), else git's user.name in the repository")
+
+
+def add_by_option(p: argparse.ArgumentParser) -> None:
+    """The one `--by` of every verb that appends an audit line (same name, default, help)."""
+    p.add_argument("--by", default=None, metavar="NAME", help=BY_HELP)
+
+
+def audit_by(args: argparse.Namespace, root: Path) -> str:
+    """Who the audit line names: --by, else $GITHUB_ACTOR, else git's user.name (as git
+    itself names a commit's author); never empty. Why: audit rows once said `"by": ""`, which
+    answers nothing about who withdrew or re-scored a submission."""
+    import subprocess
+
+    by = (args.by or "").strip() or os.environ.get("GITHUB_ACTOR", "").strip()
+    if not by:
+        try:
+            done = subprocess.run(["git", "-C", str(root), "config", "user.name"],
+                                  capture_output=True, text=True, timeout=30, check=False)
+            by = done.stdout.strip()
+        except OSError:  # no git on the machine: the option is then the only source
+            by = ""
+    if not by:
+        raise ConfigError("--by is required: the audit line records who made the correction "
+                          "(give --by YOUR_NAME, or set git's user.name)")
+    return by
+
+
 def load_keys(paths: list[Path] | None) -> dict[str, rsa.RSAPrivateKey]:
     """Keys from files, else $GNNCB_PRIVATE_KEY plus the optional previous key (rotation)."""
     if paths:
@@ -114,6 +143,12 @@ def add_endpoint_options(g: argparse._ArgumentGroup, providers: list[str]) -> No
     g.add_argument("--recordings", type=Path, help="replay: folder written by --record")
     g.add_argument("--strict-replay", action="store_true",
                    help="replay: exact request-hash matches only")
+    g.add_argument("--script", type=Path, metavar="FILE",
+                   help="--provider scripted: a JSON or YAML list of answers, one per model "
+                        "call (a dry run of the whole loop without a model)")
+    g.add_argument("--allow-unlisted-model", action="store_true",
+                   help="call --model even when the endpoint's GET /models lists others "
+                        "(refused otherwise; the run is marked: model not verified)")
 
 
 def add_sampling_options(g: argparse._ArgumentGroup) -> None:

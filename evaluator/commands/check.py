@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a slug (gnn-cora) or a folder (competitions/gnn-cora)")
     p.add_argument("predictions", type=Path)
     p.add_argument("--json", action="store_true",
-                   help="print {valid, problems, rows, ...} as JSON (exit 0 valid, 1 invalid)")
+                   help="print {valid, problems, rows, ...} as JSON, each problem an object "
+                        "{file, line, column, code, count, lines, message} (exit 0 valid, "
+                        "1 invalid)")
     p.set_defaults(func=cmd_check)
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -38,14 +40,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         report.update(competition=spec.slug, version=spec.version)
         n = check_predictions(args.competition, args.predictions).rows
     except Rejection as err:
-        print(json.dumps({**report, "valid": False, "code": err.code,
-                          "problems": _problem_lines(str(err))}, sort_keys=True))
+        problems = err.problems or [{"file": str(args.predictions), "line": None,
+                                     "column": None, "code": err.code, "count": 1,
+                                     "lines": [], "message": str(err)}]
+        print(json.dumps({**report, "valid": False, "code": err.code, "problems": problems},
+                         sort_keys=True))
         return 1
     print(json.dumps({**report, "valid": True, "rows": n, "problems": []}, sort_keys=True))
     return 0
 
-
-def _problem_lines(message: str) -> list[str]:
-    """A rejection lists its problems as '  - ...' lines under a heading; JSON gets the list."""
-    items = [line.strip()[2:] for line in message.splitlines() if line.strip().startswith("- ")]
-    return items or [message]

@@ -420,7 +420,7 @@ def _register_llm(actions: argparse._SubParsersAction) -> None:
     r = ls.add_parser("run", help="one model on code-track problems, then the hidden judge")
     r.add_argument("--model", required=True, help="model id as the provider spells it")
     r.add_argument("--problems", type=_csv, help="comma-separated problem ids (default: all)")
-    r.add_argument("--participant", help="ledger participant (default llm-<model>)")
+    r.add_argument("--participant", help="ledger participant (default llm:<model>)")
     _provider_options(r)
     _protocol_options(r)
     _llm_judge_options(r)
@@ -443,7 +443,7 @@ def _register_llm(actions: argparse._SubParsersAction) -> None:
 
 def _provider_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("provider")
-    add_endpoint_options(g, ["openai", "replay"])
+    add_endpoint_options(g, ["openai", "replay", "scripted"])
     add_sampling_options(g)
 
 
@@ -514,6 +514,7 @@ def _provider(args: argparse.Namespace) -> Any:
         kind=args.provider, base_url=args.base_url, api_key_env=args.api_key_env,
         timeout=args.timeout, retries=args.retries, record_dir=args.record,
         recordings_dir=args.recordings, strict_replay=args.strict_replay,
+        allow_unlisted_model=args.allow_unlisted_model, script=args.script,
         decoding=Decoding(temperature=args.temperature, max_tokens=args.max_tokens,
                           seed=None if args.no_seed else args.seed))
     return build_provider(config), config.decoding

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from evaluator.commands import GROUPS
-from evaluator.commands._options import announce, load_keys, push_env, track_boards
+from evaluator.commands._options import (
+    add_by_option,
+    announce,
+    audit_by,
+    load_keys,
+    push_env,
+    track_boards,
+)
+from evaluator.competition.spec import TASKS
 from evaluator.paths import (
     competition_slug,
     default_public_key,
@@ -43,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = cs.add_parser("new", help="scaffold competitions/SLUG from templates (in the "
                                   "repository, --root)")
     p.add_argument("slug")
+    p.add_argument("--task", default="node-classification", choices=TASKS,
+                   help="the task type (competition.yaml `task`); sets the id column, target, "
+                        "metric and public files of the scaffold (default node-classification)")
     p.set_defaults(func=cmd_new)
 
     p = cs.add_parser("build", help="run competitions/SLUG/build.py: raw data -> data/, hidden/")
@@ -79,8 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
     p.add_argument("--private-key", type=Path, action="append",
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
-    p.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
-                   help="who reveals (recorded)")
+    add_by_option(p)
     p.add_argument("--early", action="store_true",
                    help="reveal before the last phase ends / before reveal_at")
     p.add_argument("--dry-run", action="store_true",
@@ -119,16 +129,24 @@ def _root_suffix(root: Path) -> str:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from evaluator.authoring.folders import SCAFFOLD_FILES, scaffold
+    from evaluator.authoring.folders import NODE_BASELINES, TASK_LAYOUTS, scaffold
 
     root = announce(args.root)
-    folder = scaffold(args.slug, root / "competitions")
+    folder = scaffold(args.slug, root / "competitions", args.task)
     at, suffix = shlex.quote(str(folder)), _root_suffix(root)
-    print(f"created {folder} with {', '.join(SCAFFOLD_FILES.values())}")
+    written = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    print(f"created {folder} ({args.task}) with {', '.join(written)}")
+    if args.task not in NODE_BASELINES:
+        examples = TASK_LAYOUTS[args.task]["examples"]
+        seen = f" (see {', '.join(f'competitions/{e}/baseline/' for e in examples)})" \
+            if examples else ""
+        print(f"write baseline/gnn.py and baseline/nongraph.py for the built data{seen}")
+    tests = folder / "tests"
     print("next: fill in competition.yaml and build.py, then\n"
           f"  gnncb competition build {at} --raw RAW --seed-file SEED{suffix}\n"
           f"  gnncb competition readme {at}{suffix}\n"
-          f"  gnncb competition lint {at}{suffix}")
+          f"  gnncb competition lint {at}{suffix}\n"
+          f"  python -m pytest {shlex.quote(str(tests))} -q   # the checks to extend")
     return 0
 
 
@@ -143,8 +161,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.out is None and args.public_key is None:
         # sealed to the repository's key, into the folder itself: the folder must be its own
         ensure_inside(announce(args.root), folder, "competition folder")
-    seed = read_seed(args.seed_file)
     public = keys.read_public_key(args.public_key or default_public_key())
+    _refuse_foreign_key(folder, args.out, public)
+    seed = read_seed(args.seed_file)
     out = args.out or folder
     files = run_build(folder, args.raw, seed, public, out)
     total = sum(p.stat().st_size for p in files)
@@ -153,6 +172,24 @@ def cmd_build(args: argparse.Namespace) -> int:
     print(f"built {folder.name} into {out}: {len(files)} public files, {decimal_size(total)}; "
           f"labels sealed for kid {keys.thumbprint(public)}")
     return 0
+
+
+def _refuse_foreign_key(folder: Path, out: Path | None, public: Any) -> None:
+    """A build into a repository's competition folder seals to the key that repository
+    commits (keys/platform-public.pem): labels sealed to any other key passed lint and failed
+    on the first submission. Building elsewhere (--out) with another key stays possible."""
+    from evaluator.authoring.lint import committed_platform_key
+    from evaluator.errors import ConfigError
+
+    target = Path(out or folder)
+    committed = committed_platform_key(target)
+    if committed is None or keys.thumbprint(public) == committed[1]:
+        return
+    raise ConfigError(f"refusing to seal {target}/hidden to key {keys.thumbprint(public)}: the "
+                      f"repository's committed platform key {committed[0]} is kid "
+                      f"{committed[1]}, and the evaluator opens labels only with its private "
+                      "key; drop --public-key (or give the committed one), or build into a "
+                      "folder outside the repository with --out")
 
 
 def cmd_readme(args: argparse.Namespace) -> int:
@@ -227,8 +264,10 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     args.slug = competition_slug(args.slug, root)
     if args.from_row is not None:
         return _record_row(args, root)
-    report = reveal(root, args.slug, load_keys(args.private_key), by=args.by, early=args.early,
-                    boards=track_boards(root),
+    if not args.dry_run:
+        args.by = audit_by(args, root)
+    report = reveal(root, args.slug, load_keys(args.private_key), by=args.by or "",
+                    early=args.early, boards=track_boards(root),
                     dry_run=args.dry_run or args.row_out is not None)
     print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
           "submission score(s); final standings on the private part:")

@@ -24,7 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a slug (gnn-cora) or a folder (competitions/gnn-cora)")
     p.add_argument("--participant", required=True, help="your GitHub login")
     p.add_argument("--public-key", type=Path, help="default: keys/platform-public.pem")
-    p.add_argument("-o", "--output", type=Path, default=Path("predictions.csv.enc"))
+    p.add_argument("-o", "--output", default="predictions.csv.enc",
+                   help="the envelope to write (metadata.json goes beside it); a folder "
+                        "(a path ending in /) gets predictions.csv.enc; a "
+                        "folder under submissions/ is written in your login's canonical "
+                        "(lower-case) spelling")
     p.add_argument("--entrant", default="human",
                    choices=["human", "llm-api", "llm-agent", "baseline"])
     p.add_argument("--method", required=True, help="short description, e.g. '2-layer GCN'")
@@ -58,6 +62,34 @@ def _missing_declarations(spec: Any, args: argparse.Namespace) -> list[str]:
     return missing
 
 
+def _outside_rules(spec: Any, meta: Metadata) -> list[str]:
+    """Declarations that break the competition's rules, in the words the boards use (the one
+    owner of the rules check is `render.results.conformance`): the entry is accepted but
+    marked outside the rules and left out of the human-vs-LLM comparisons, which a
+    participant should hear before the pull request, not after."""
+    from evaluator.render.results.conformance import check_human
+
+    row = {"method": meta.method, "declared": meta.model_dump(exclude_none=True)}
+    return list(check_human(spec, row)["deviations"])
+
+
+def _output_path(given: str, login: str) -> tuple[Path, str]:
+    """The envelope path to write, and a note when it differs from what was given: a folder
+    written with a trailing slash gets `predictions.csv.enc`; a folder
+    `submissions/<Login>` in another case than the login's canonical lower case becomes
+    `submissions/<login>` (the platform compares logins in lower case and names the folder
+    so; a mixed-case folder would be a second folder for the same participant)."""
+    output = Path(given)
+    if given.endswith(("/", "\\")):  # a folder without the slash stays refused (a file)
+        output = output / "predictions.csv.enc"
+    folder = output.parent
+    if (folder.parent.name == "submissions" and folder.name != login
+            and folder.name.lower() == login):
+        canonical = folder.parent / login / output.name
+        return canonical, f"writing {canonical} ({folder.name} is spelled {login} in folders)"
+    return output, ""
+
+
 def _unwritable(output: Path, err: OSError) -> str:
     """What went wrong writing the submission folder, and the fix: an OSError's own text names
     only the path that failed (`File exists` for a parent that is a file)."""
@@ -83,6 +115,9 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
     checked = check_predictions(args.competition, args.predictions)
     spec = checked.spec
     login = args.participant.lower()
+    args.output, note = _output_path(str(args.output), login)
+    if note:
+        print(note)
     try:
         meta = Metadata(
             participant=login, team=args.team, entrant=args.entrant,
@@ -102,6 +137,10 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
           f"{sealed.metadata}")
     for missing in _missing_declarations(spec, args):
         print(f"warning: not declared: {missing}", file=sys.stderr)
+    for broken in _outside_rules(spec, meta):
+        print(f"warning: outside the rules: {broken}; the entry will be scored but marked "
+              "outside the rules and left out of the human-vs-LLM comparisons",
+              file=sys.stderr)
     target = Path("competitions") / spec.slug / "submissions" / login
     resolved = args.output.parent.resolve()
     if resolved.parts[-3:] == target.parts[-3:]:

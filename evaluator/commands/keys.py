@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from evaluator.paths import competition_arg, default_public_key
@@ -55,6 +56,7 @@ def _ledger_beside(folder: Path) -> list:
 
 def cmd_keys_reseal(args: argparse.Namespace) -> int:
     from evaluator.commands._options import announce
+    from evaluator.errors import ConfigError
     from evaluator.paths import ensure_inside
     from evaluator.submission.reseal import reseal_competition
 
@@ -64,13 +66,53 @@ def cmd_keys_reseal(args: argparse.Namespace) -> int:
             ensure_inside(root, folder, "competition folder")
     private = keys.private_keys_from(args.private_key)
     public = keys.read_public_key(args.public_key or default_public_key())
+    new_kid = keys.thumbprint(public)
+    failed, done = [], []
     for folder in args.competitions:
-        for r in reseal_competition(folder, private, public, dry_run=args.dry_run,
-                                    rows=_ledger_beside(folder)):
+        try:  # one competition that cannot be opened does not stop the others
+            resealed = reseal_competition(folder, private, public, dry_run=args.dry_run,
+                                          rows=_ledger_beside(folder))
+        except ConfigError as err:
+            failed.append(folder)
+            print(f"could not re-seal {folder}: {err}", file=sys.stderr)
+            continue
+        done.append(folder)
+        for r in resealed:
             verb = "would re-seal" if args.dry_run else "re-sealed"
             print(f"{verb} {r.path}: key {r.old_kid[:12]}... -> {r.new_kid[:12]}..., "
                   f"version {r.old_version} -> {r.new_version}")
-    if not args.dry_run:
-        print("commit the changed hidden/*.jwe files; the old private key is no longer needed "
-              "for them")
+    _still_needed(done, new_kid, dry_run=args.dry_run)
+    if failed:
+        print(f"{len(failed)} of {len(args.competitions)} competition(s) not re-sealed: "
+              f"{', '.join(str(f) for f in failed)}", file=sys.stderr)
+        return 2  # a maintainer's problem (a key), like any ConfigError
     return 0
+
+
+def _still_needed(folders: list[Path], new_kid: str, *, dry_run: bool) -> None:
+    """Which old keys the re-sealed competitions still need, and for what: stored envelopes
+    and sealed scores stay sealed to the key of their day (their digests are the ledger's
+    identities), so the old private key must stay available to `ledger rescore` and
+    `competition reveal` while any exist."""
+    from collections import Counter
+
+    from evaluator.repo.keyuse import LABELS, describe_uses, key_uses
+
+    for folder in folders:
+        root, slug = Path(folder).resolve().parent.parent, Path(folder).name
+        uses = key_uses(root, slug) if (root / "leaderboard").is_dir() else {}
+        old = {}
+        for kid, counts in uses.items():
+            rest = counts - Counter({LABELS: counts[LABELS]})  # the reseal moves the labels
+            if kid != new_kid and rest:
+                old[kid] = rest
+        for kid, counts in sorted(old.items()):
+            print(f"{slug}: the old key {kid} is still needed: it opens "
+                  f"{describe_uses(counts)}; keep its private key (e.g. as "
+                  "$GNNCB_PRIVATE_KEY_PREVIOUS beside the new $GNNCB_PRIVATE_KEY)")
+        if dry_run:
+            continue
+        if not old:
+            print(f"{slug}: every hidden label file, stored envelope and sealed score opens "
+                  f"with the new key {new_kid[:12]}...; the old key is no longer needed here")
+        print(f"{slug}: commit the changed hidden/*.jwe files")

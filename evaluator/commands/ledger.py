@@ -9,12 +9,18 @@ maintainer instead of marking them in a later metadata.json.
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from evaluator.commands import GROUPS
-from evaluator.commands._options import announce, load_keys, track_boards
+from evaluator.commands._options import (
+    add_by_option,
+    announce,
+    audit_by,
+    load_keys,
+    track_boards,
+)
 from evaluator.errors import ConfigError
 from evaluator.paths import competition_slug
 
@@ -29,8 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="competition slug (gnn-cora) or folder (competitions/gnn-cora)")
     r.add_argument("--private-key", type=Path, action="append")
     r.add_argument("--reason", default="hidden labels corrected")
-    r.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""),
-                   help="who runs the correction (recorded)")
+    add_by_option(r)
     r.add_argument("--skip-missing", action="store_true",
                    help="re-score the others when some envelopes are not stored")
     r.add_argument("--dry-run", action="store_true", help="report changes, write nothing")
@@ -38,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     w = ls.add_parser("withdraw", help="withdraw a submission with an audit line (no deletion)")
     w.add_argument("digest", help="the submission's digest (or a unique prefix of >= 8 chars)")
     w.add_argument("--reason", required=True)
-    w.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
+    add_by_option(w)
     w.set_defaults(func=cmd_ledger_withdraw)
     q = ls.add_parser("list", help="list submissions with their digests (filters combine)")
     q.add_argument("--competition", help="slug or folder (competitions/gnn-cora)")
@@ -62,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                               "submissions")
     c.add_argument("--participant", required=True)
     c.add_argument("--reason", required=True)
-    c.add_argument("--by", default=os.environ.get("GITHUB_ACTOR", ""))
+    add_by_option(c)
     c.set_defaults(func=cmd_choose_final)
 
 def _track_board(value: str, root: Path) -> Any | None:
@@ -81,16 +86,18 @@ def _track_board(value: str, root: Path) -> Any | None:
 
 def cmd_ledger_rescore(args: argparse.Namespace) -> int:
     from evaluator.repo.corrections import rescore, rescore_board
-    from evaluator.repo.record import rerender
+    from evaluator.repo.record import rerender, rerender_readmes
 
     root = announce(args.root, ledger=True)
+    if not args.dry_run:
+        args.by = audit_by(args, root)
     board = _track_board(args.slug, root)
     if board is not None:  # a track's board (graph-coding): no hidden labels, no key needed
-        report = rescore_board(root, board, by=args.by, dry_run=args.dry_run)
+        report = rescore_board(root, board, by=args.by or "", dry_run=args.dry_run)
     else:
         slug = competition_slug(args.slug, root)
         report = rescore(root, slug, load_keys(args.private_key), reason=args.reason,
-                         by=args.by, skip_missing=args.skip_missing, dry_run=args.dry_run)
+                         by=args.by or "", skip_missing=args.skip_missing, dry_run=args.dry_run)
     print(f"{report.slug} v{report.version}: re-scored {report.checked} active submission(s); "
           f"{len(report.changed)} changed")
     for row in report.changed:
@@ -101,22 +108,28 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
                   f"{row['scores']}")
     for digest, why in report.failed:
         print(f"  could not re-score {digest[:12]}: {why}")
+    if report.failed:
+        print(f"error: {len(report.failed)} active submission(s) of {report.slug} could not be "
+              "re-scored (listed above); nothing was written for them", file=sys.stderr)
     for digest in report.missing:
         print(f"  skipped {digest[:12]}: no stored envelope (marked as scored on old labels)")
     if args.dry_run:
         print("dry run: nothing written")
         return 0
-    for path in rerender(root, boards=track_boards(root)):
+    for path in [*rerender(root, boards=track_boards(root)),
+                 *rerender_readmes(root, [report.slug])]:
         print(f"wrote {path}")
-    print(f"appended {report.written} rescore row(s); commit leaderboard/ through a PR")
+    print(f"appended {report.written} rescore row(s); commit leaderboard/ and the "
+          "competition's README.md through a PR")
     return 1 if report.failed else 0
 
 
 def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
     from evaluator.repo.corrections import describe, withdraw
-    from evaluator.repo.record import rerender
+    from evaluator.repo.record import rerender, rerender_readmes
 
     root = announce(args.root, ledger=True)
+    args.by = audit_by(args, root)
     row, written = withdraw(root, args.digest, reason=args.reason, by=args.by)
     if not written:
         from evaluator.ledger.store import WITHDRAWAL, Ledger
@@ -128,7 +141,8 @@ def cmd_ledger_withdraw(args: argparse.Namespace) -> int:
               f"{first['reason']} (nothing written; the new reason was not recorded)")
         return 0
     print("appended " + describe(row))
-    for path in rerender(root, boards=track_boards(root)):
+    for path in [*rerender(root, boards=track_boards(root)),
+                 *rerender_readmes(root, [row["slug"]])]:
         print(f"wrote {path}")
     return 0
 
@@ -219,6 +233,7 @@ def cmd_choose_final(args: argparse.Namespace) -> int:
     from evaluator.repo.reveal import choose_final
 
     root = announce(args.root, ledger=True)
+    args.by = audit_by(args, root)
     slug = competition_slug(args.slug, root)
     row, written = choose_final(root, slug, args.participant, args.digests, by=args.by,
                                 reason=args.reason, boards=track_boards(root))

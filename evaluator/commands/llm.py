@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = ls.add_parser("run", help="one model on one competition, scored through the pipeline")
     r.add_argument("--competition", required=True, help="competitions/SLUG folder or a slug")
     r.add_argument("--model", required=True, help="model id as the provider spells it")
-    r.add_argument("--participant", help="ledger participant (default llm-<model> / "
-                                         "agent-<model>)")
+    r.add_argument("--participant", help="ledger participant (default llm:<model> / "
+                                         "agent:<model>)")
     _run_options(r)
     r.set_defaults(func=cmd_run)
 
@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("provider")
-    add_endpoint_options(g, ["openai", "replay", "agent"])
+    add_endpoint_options(g, ["openai", "replay", "scripted", "agent"])
     g.add_argument("--agent-command", help="agent mode: command run in the workspace")
     g.add_argument("--agent-mount", type=Path, action="append", default=[],
                    help="agent mode: host path made visible read-only (repeatable)")
@@ -110,6 +110,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="prompt variant: frozen (default), ssd, or frozen-solver (README slot "
                         "with only its task, data, evaluation and rules sections)")
     g.add_argument("--repairs", type=int, default=5, help="repair attempts k, 0..5 (default 5)")
+    g.add_argument("--stop-on-repeat", action=argparse.BooleanOptionalAction, default=None,
+                   help="end the loop when an answer repeats an earlier one byte for byte "
+                        "(off by default: GNN-CB's protocol runs up to k repairs; when on, "
+                        "the run's protocol records it and the row is marked outside it)")
     g.add_argument("--campaign", default="adhoc", help="campaign name (runs/<campaign>/)")
     g.add_argument("--runs", type=Path, default=Path("runs"), help="runs root (default runs/)")
     g.add_argument("--prices", type=Path, help="price table (YAML: model: {input, output} USD "
@@ -148,7 +152,7 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str],
     from evaluator.llm.slots import installed_libraries
 
     names = ("prompt", "repairs", "temperature", "max_tokens", "context_tokens",
-             "wall_seconds", "cpu_seconds", "memory_mb")
+             "wall_seconds", "cpu_seconds", "memory_mb", "stop_on_repeat")
     explicit = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
     if args.no_seed:
         explicit["seed"] = None
@@ -201,6 +205,7 @@ def _options(args: argparse.Namespace, settings: tuple[dict[str, Any], list[str]
         require_sandbox=not args.allow_unsandboxed, keep_workspaces=args.keep_workspaces,
         prices=load_prices(args.prices) if args.prices else None, participant=participant,
         context_tokens=values["context_tokens"], ledger=run_ledger(args), libraries=libraries,
+        stop_on_repeat=bool(values["stop_on_repeat"]),
         python=None if recorded is None else recorded.get("python"))
 
 
@@ -232,6 +237,7 @@ def _provider_config(args: argparse.Namespace, settings: tuple[dict[str, Any], l
         kind=args.provider, base_url=args.base_url, api_key_env=args.api_key_env,
         timeout=args.timeout, retries=args.retries, record_dir=args.record,
         recordings_dir=args.recordings, strict_replay=args.strict_replay, agent=agent,
+        allow_unlisted_model=args.allow_unlisted_model, script=args.script,
         decoding=Decoding(temperature=values["temperature"], max_tokens=values["max_tokens"],
                           seed=values["seed"]), replay_hints=tuple(differs))
 

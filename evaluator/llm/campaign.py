@@ -32,6 +32,7 @@ from evaluator.llm.providers import (
     RecordingProvider,
     RecordingStore,
     ReplayProvider,
+    ScriptedProvider,
 )
 from evaluator.llm.replay import settings_record, write_settings
 from evaluator.llm.runlog import (
@@ -47,7 +48,7 @@ from evaluator.llm.runlog import (
 )
 from evaluator.llm.session import Echo, RunOptions, check_isolation
 
-PROVIDER_KINDS = ("openai", "replay", "agent")
+PROVIDER_KINDS = ("openai", "replay", "scripted", "agent")
 CAMPAIGN_FILE = "campaign.json"
 
 
@@ -69,12 +70,18 @@ class ProviderConfig:
     # replay: this command's options that differ from the recordings' campaign.json, named
     # in the error when a request matches no recording
     replay_hints: tuple[str, ...] = ()
+    allow_unlisted_model: bool = False  # call a model the endpoint does not list
+    script: Path | None = None  # scripted: the file of answers
 
     def describe(self) -> dict[str, Any]:
         """What goes into campaign.json and reports (never the key itself)."""
         out: dict[str, Any] = {"kind": self.kind, "decoding": asdict(self.decoding)}
         if self.kind == "openai":
             out.update(base_url=self.base_url, api_key_env=self.api_key_env)
+            if self.allow_unlisted_model:
+                out.update(allow_unlisted_model=True)
+        if self.kind == "scripted":
+            out.update(script=str(self.script))
         if self.kind == "replay":
             out.update(recordings=str(self.recordings_dir), strict=self.strict_replay)
         if self.kind == "agent" and self.agent is not None:
@@ -85,7 +92,8 @@ class ProviderConfig:
 def build_provider(config: ProviderConfig) -> Provider:
     if config.kind == "openai":
         provider: Provider = OpenAIProvider.from_env(
-            config.base_url, config.api_key_env, timeout=config.timeout, retries=config.retries)
+            config.base_url, config.api_key_env, timeout=config.timeout, retries=config.retries,
+            allow_unlisted_model=config.allow_unlisted_model)
         if config.record_dir is not None:
             provider = RecordingProvider(provider, RecordingStore(config.record_dir))
         return provider
@@ -98,6 +106,11 @@ def build_provider(config: ProviderConfig) -> Provider:
             raise ConfigError(f"{config.recordings_dir}: no recordings found; record a campaign "
                               "first with --provider openai --record DIR")
         return ReplayProvider(store, strict=config.strict_replay, hints=config.replay_hints)
+    if config.kind == "scripted":
+        if config.script is None:
+            raise ConfigError("--provider scripted needs --script FILE (a JSON or YAML list of "
+                              "answers)")
+        return ScriptedProvider(config.script)
     raise ConfigError(f"unknown provider {config.kind!r}; choose one of {PROVIDER_KINDS}")
 
 

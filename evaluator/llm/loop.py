@@ -50,8 +50,9 @@ def run_api(competition: Path, model: str, provider: Provider, options: sessions
     """Run the loop and return the run summary (status `sealed`, `failed` or `error`).
 
     The loop also ends, as the model's failure with every earlier attempt kept, when the
-    conversation outgrows the context (`context_overflow`) and when an answer repeats an
-    earlier one byte for byte (`stop_reason: repeated_answer`; see conversation.py)."""
+    conversation outgrows the context (`context_overflow`) and, with `options.stop_on_repeat`
+    (off by default), when an answer repeats an earlier one byte for byte (`stop_reason:
+    repeated_answer`; see conversation.py)."""
     session = sessions.begin(competition, model, entrant="llm-api", provider=provider.label,
                              options=options, echo=echo, max_tokens=decoding.max_tokens)
     session.describe_protocol(temperature=decoding.temperature,
@@ -74,7 +75,8 @@ def run_api(competition: Path, model: str, provider: Provider, options: sessions
             parsed = parse_response(completion.text, completion.finish_reason)
             workspace = attempt_dir(session.run, index) / "workspace"
             result = check = None
-            earlier = repeats.check(answer_digest(parsed.code, completion.text), index)
+            earlier = (repeats.check(answer_digest(parsed.code, completion.text), index)
+                       if options.stop_on_repeat else None)
             if earlier is not None:
                 session.record_attempt(
                     index, prompt=messages[-1]["content"], completion=completion,

@@ -211,8 +211,13 @@ class OpenAIProvider:
 
     def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: str = "",
                  timeout: float | None = None, retries: int = DEFAULT_RETRIES,
-                 backoff_seconds: float = 2.0, transport: httpx.BaseTransport | None = None
-                 ) -> None:
+                 backoff_seconds: float = 2.0, transport: httpx.BaseTransport | None = None,
+                 allow_unlisted_model: bool = False) -> None:
+        """`allow_unlisted_model`: call a model the endpoint's GET /models does not list
+        (otherwise refused before the first call: the answers would be recorded under a name
+        another model earned; such runs are marked outside the protocol)."""
+        self.allow_unlisted_model = allow_unlisted_model
+        self._checked_models: set[str] = set()
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
         self.local = is_loopback(base_url)
@@ -269,7 +274,24 @@ class OpenAIProvider:
                 delay = max(delay, float(response.headers.get("retry-after", "0")))
         time.sleep(min(delay, MAX_BACKOFF_SECONDS))
 
+    def refuse_unlisted(self, model: str) -> None:
+        """Refuse a model the endpoint lists others instead of (once per model and client);
+        an endpoint that lists nothing cannot say, and is asked anyway (the run records that
+        the model could not be verified)."""
+        if model in self._checked_models or self.allow_unlisted_model:
+            return
+        check = self.check_served_model(model)
+        if check["verified"] is False:
+            raise ProviderError(
+                f"model {model!r} is not among the models {self.base_url} lists "
+                f"({', '.join(check['listed'][:5])}): its answers would be recorded as "
+                f"{model!r}. Name a listed model, or pass --allow-unlisted-model to run "
+                "anyway (the run and its ledger row are then marked outside the protocol: "
+                "model not verified)")
+        self._checked_models.add(model)
+
     def complete(self, request: Request) -> Completion:
+        self.refuse_unlisted(request.model)
         body = request.body()
         notes: list[str] = []
         if not self._seed_supported:
@@ -331,6 +353,51 @@ class OpenAIProvider:
                 self._sleep(failures, response)
             failures += 1
         raise ProviderError(f"{self.url}: giving up after {self.retries + 1} tries: {last_error}")
+
+
+class ScriptedProvider:
+    """Answers read from a file, in order, one per model call: for dry runs of the whole
+    loop (sandbox, checks, sealing, scoring) and for tests, without a model or a network
+    (like inspect_ai's mockllm model). The file is JSON or YAML: a list of answers, or
+    {"answers": [...]}; each answer is the model's full text (plan and fenced code).
+
+    Runs made with it say so: the provider label is `scripted`, and the endpoint is recorded
+    as not verified (there is no model behind it)."""
+
+    label = "scripted"
+
+    def __init__(self, path: Path) -> None:
+        import yaml
+
+        self.path = Path(path)
+        try:
+            data = yaml.safe_load(self.path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError, UnicodeDecodeError) as err:
+            raise ConfigError(f"--script {path}: cannot read the scripted answers: {err}"
+                              ) from None
+        answers = data.get("answers") if isinstance(data, dict) else data
+        if not isinstance(answers, list) or not answers or not all(
+                isinstance(a, str) for a in answers):
+            raise ConfigError(f"--script {path}: expected a list of answers (strings), or "
+                              "{answers: [...]}, in JSON or YAML")
+        self.answers = list(answers)
+        self.calls = 0
+
+    def complete(self, request: Request) -> Completion:
+        if self.calls >= len(self.answers):
+            raise ProviderError(f"--script {self.path}: holds {len(self.answers)} answer(s); "
+                                f"call {self.calls + 1} asked for one more (add answers, or "
+                                "end the script with a valid one)")
+        text = self.answers[self.calls]
+        self.calls += 1
+        return Completion(text=text, finish_reason="stop", tokens_in=0, tokens_out=0,
+                          latency_seconds=0.0, served_model=request.model,
+                          request_hash=request.hash(), usage_reported=False,
+                          max_tokens_requested=request.max_tokens)
+
+    def check_served_model(self, model: str) -> dict[str, Any]:
+        return {"listed": None, "verified": None,
+                "note": f"scripted answers from {self.path}: no model was asked"}
 
 
 class RecordingStore:

@@ -27,11 +27,13 @@ SETTINGS_FILE = "campaign.json"
 # The options a replay reads back, their defaults without a recording, and their flags.
 DEFAULTS: dict[str, Any] = {
     "prompt": "frozen", "repairs": 5, "temperature": 0.0, "max_tokens": 10_000, "seed": 25,
-    "context_tokens": None, "wall_seconds": None, "cpu_seconds": None, "memory_mb": None}
+    "context_tokens": None, "wall_seconds": None, "cpu_seconds": None, "memory_mb": None,
+    "stop_on_repeat": False}
 FLAGS = {"prompt": "--prompt", "repairs": "--repairs", "temperature": "--temperature",
          "max_tokens": "--max-tokens", "seed": "--seed/--no-seed",
          "context_tokens": "--context-tokens", "wall_seconds": "--wall-seconds",
-         "cpu_seconds": "--cpu-seconds", "memory_mb": "--memory-mb"}
+         "cpu_seconds": "--cpu-seconds", "memory_mb": "--memory-mb",
+         "stop_on_repeat": "--stop-on-repeat/--no-stop-on-repeat"}
 REQUEST_SETTINGS = {"temperature": "--temperature", "max_tokens": "--max-tokens",
                     "seed": "--seed/--no-seed"}
 _SECTION = re.compile(r"^=== \((\d+)\) (.+?) ===$", re.MULTILINE)
@@ -68,6 +70,10 @@ def read_settings(recordings: Path) -> dict[str, Any] | None:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ConfigError(f"{path}: not a gnncb campaign settings file ({err}); it is written "
                           "by `gnncb llm run|campaign --record DIR`") from None
+    if isinstance(settings, dict):
+        # recorded before the option existed, when every loop stopped at a repeated answer:
+        # a replay must stop there too (the recordings hold no later turn)
+        settings.setdefault("stop_on_repeat", True)
     if not isinstance(settings, dict) or not all(k in settings for k in DEFAULTS):
         missing = sorted(set(DEFAULTS) - set(settings if isinstance(settings, dict) else {}))
         raise ConfigError(f"{path}: settings lack {missing}; re-write it or pass the options")

@@ -86,6 +86,10 @@ class RunOptions:
     # The ledger the run will be scored into: its rows decide eligibility (phase, LLM quota)
     # BEFORE the model is called, so a run over its quota costs nothing.
     ledger: Path | None = None
+    # End the loop at an answer that repeats an earlier one byte for byte (--stop-on-repeat).
+    # Off by default: GNN-CB runs up to k repairs, and the conversation has grown by the time
+    # an answer repeats, so a later answer may differ.
+    stop_on_repeat: bool = False
 
 
 def tail(text: str, lines: int, chars: int) -> str:
@@ -363,7 +367,9 @@ class Session:
         return {"decoding": decoding or None, "repairs_allowed": self.options.repairs,
                 "calls": len([a for a in self.attempts if a.get("called", True)]),
                 "limit_overrides": overrides,
-                "caveats": [str(c)[:200] for c in self.summary.get("caveats") or []] or None}
+                "caveats": [str(c)[:200] for c in self.summary.get("caveats") or []] or None,
+                "model_listed": (self.summary.get("served_model_check") or {}).get("verified"),
+                "stop_on_repeat": True if self.options.stop_on_repeat else None}
 
     def error(self, err: Exception) -> dict[str, Any]:
         """A platform or provider problem: recorded as `error`, retried by a resumed
@@ -473,6 +479,7 @@ def begin(competition: Path, model: str, *, entrant: str, provider: str, options
         "template_hash": prompt.template_hash,
         "prompt_hash": prompt.prompt_hash,
         "repairs_allowed": options.repairs,
+        "stop_on_repeat": options.stop_on_repeat,
         "isolation": {"level": isolation.level, "mechanism": isolation.mechanism,
                       "sandboxed": isolation.sandboxed, "detail": isolation.detail},
         "limits": {"wall_seconds": limits.wall_seconds, "cpu_seconds": limits.cpu_seconds,

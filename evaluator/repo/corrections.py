@@ -33,6 +33,7 @@ from evaluator.ledger.store import (
     now_iso,
 )
 from evaluator.pipeline.evaluate import load_labels
+from evaluator.repo.keyuse import needs_key, sealed_kid
 from evaluator.repo.record import envelopes_dir, ledger_path
 from evaluator.scoring.clusters import load_clusters
 from evaluator.scoring.score import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
@@ -101,17 +102,23 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             table = validate_predictions(opened.plaintext, spec, expected,
                                          filename=spec.submission.file)
         except Rejection as err:
-            report.failed.append((r["digest"], str(err).splitlines()[0]))
+            why = (f"stored envelope {needs_key(sealed_kid(sealed), keys)}"
+                   if err.code == "wrong-key" else str(err).splitlines()[0])
+            report.failed.append((r["digest"], why))
             continue
-        report.checked += 1
         parts = score_parts(spec, labels, table)
         scores = parts.get(PUBLIC, parts.get(ALL, {}))
         same_private = True
         if spec.has_parts:
             sealed_scores = r.get("sealed_scores")
+            if sealed_scores and sealed_kid(sealed_scores) not in keys:
+                report.failed.append((r["digest"], "sealed scores "
+                                      + needs_key(sealed_kid(sealed_scores), keys)))
+                continue
             same_private = bool(sealed_scores and envelope.open_scores(
                 sealed_scores, keys, spec.slug, spec.version, r["digest"]).get(PRIVATE) ==
                 parts[PRIVATE])
+        report.checked += 1
         unchanged = scores == r["scores"] and r.get("scored_on", ALL) == scored_on and \
             same_private
         checked.append((r, table, opened.header["kid"], parts, unchanged))

@@ -52,6 +52,26 @@ def rerender(root: Path, changed: list[str] | None = None, *,
                               ledger="leaderboard/ledger.jsonl", changed=changed)
 
 
+def rerender_readmes(root: Path, slugs: Sequence[str]) -> list[Path]:
+    """Re-render the participant README of each competition in `slugs` from its spec and the
+    repository's ledger; write (and return) only those that changed. Why: a README shows
+    ledger rows (the baselines' scores), so a withdrawal or a re-score that moves them leaves
+    a stale README that `gnncb competition lint` then fails in CI."""
+    from evaluator.render.readme import render_readme
+
+    written = []
+    for slug in dict.fromkeys(slugs):
+        folder = Path(root) / "competitions" / slug
+        readme = folder / "README.md"
+        if not (folder / "competition.yaml").is_file() or not readme.is_file():
+            continue  # a track's board (its own README) or a folder without one
+        text = render_readme(folder, ledger_path(root))
+        if readme.read_text(encoding="utf-8") != text:
+            readme.write_text(text, encoding="utf-8")
+            written.append(readme)
+    return written
+
+
 def record_submission(root: Path, row: dict[str, Any], sealed: bytes, message: str, *,
                       boards: Sequence[Board] = ()) -> Change | None:
     """Append `row` (idempotent by digest), store the envelope, re-render. None if all done."""

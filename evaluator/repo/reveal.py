@@ -31,6 +31,7 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
 from evaluator.ledger.store import Ledger, active_submissions, now_iso
 from evaluator.repo.gitops import Change
+from evaluator.repo.keyuse import needs_key, sealed_kid
 from evaluator.repo.record import ledger_path, rerender
 from evaluator.scoring.score import PRIVATE, PUBLIC
 from evaluator.submission import envelope
@@ -66,13 +67,31 @@ def unseal_private(spec: CompetitionSpec, rows: list[dict[str, Any]],
                           f"before it had a private part (e.g. {unsplit[0]}); re-score them "
                           f"first: gnncb ledger rescore {spec.slug} --private-key PEM")
     out = {}
+    failed: list[str] = []  # every row that cannot be opened, not only the first
     for r in mine:
-        content = envelope.open_scores(r["sealed_scores"], keys, spec.slug, spec.version,
-                                       r["digest"])
+        kid = sealed_kid(r["sealed_scores"])
+        if kid not in keys:
+            failed.append(f"{r['digest'][:12]} ({r['participant']}): "
+                          f"{needs_key(kid, keys)}")
+            continue
+        try:
+            content = envelope.open_scores(r["sealed_scores"], keys, spec.slug, spec.version,
+                                           r["digest"])
+        except ConfigError as err:
+            failed.append(f"{r['digest'][:12]} ({r['participant']}): {err}")
+            continue
         scores = content.get(PRIVATE)
         if not isinstance(scores, dict):
-            raise ConfigError(f"sealed scores of {r['digest'][:12]} hold no private part")
+            failed.append(f"{r['digest'][:12]}: its sealed scores hold no private part")
+            continue
         out[r["digest"]] = {k: float(v) for k, v in scores.items()}
+    if failed:
+        kids = sorted({kid for r in mine if (kid := sealed_kid(r["sealed_scores"]))
+                       and kid not in keys})
+        need = f"; the keys needed: {', '.join(kids)}" if kids else ""
+        raise ConfigError(f"cannot reveal {spec.slug}: the sealed scores of {len(failed)} of "
+                          f"{len(mine)} counted submission(s) cannot be opened{need}; nothing "
+                          "was written\n" + "\n".join(f"  - {f}" for f in failed))
     return out
 
 

@@ -76,6 +76,10 @@ class LLMRun(BaseModel):
     isolation: Text = ""
     sandboxed: bool | None = None
     caveats: list[Text] | None = None
+    # False: the endpoint's GET /models listed other models (run with --allow-unlisted-model)
+    model_listed: bool | None = None
+    # True: the loop ended at a repeated answer (--stop-on-repeat), not after k repairs
+    stop_on_repeat: bool | None = None
 
 
 class Metadata(BaseModel):

@@ -12,9 +12,11 @@ import codecs
 import csv
 import io
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,25 +37,59 @@ MAX_LINE_BYTES = 1 << 16
 EXAMPLE_CHARS = 60  # a quoted value longer than this is shortened in messages
 
 
+def plural(n: int, one: str, many: str) -> str:
+    """`1 value is` / `2 values are`: the count with the word (and verb) that agrees with it."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def problem(filename: str, message: str, code: str, *, line: int | None = None,
+            column: str | int | None = None, rows: np.ndarray | None = None,
+            count: int | None = None) -> dict[str, Any]:
+    """One problem as `gnncb check --json` gives it: the file, the first line it is on (1 =
+    the header), the CSV column's name (or the byte of the line, for byte-level problems),
+    a stable code, the count of rows, the first lines, and the sentence a person reads.
+    Why structured: an editor or a script places a marker from `line`/`column`; parsing the
+    sentence breaks when its wording improves."""
+    lines = [int(r) + 2 for r in rows[:EXAMPLES]] if rows is not None else []
+    if lines and line is None:
+        line = lines[0]
+    return {"file": filename, "line": line, "column": column, "code": code,
+            "count": count if count is not None else len(rows) if rows is not None else 1,
+            "lines": lines,
+            "message": message}
+
+
+def reject(filename: str, message: str, *, code: str = "invalid-predictions",
+           problem_code: str, line: int | None = None,
+           column: str | int | None = None) -> Rejection:
+    """A Rejection for a file-level problem that stops validation, carrying its one problem."""
+    return Rejection(message, code=code,
+                     problems=[problem(filename, message, problem_code, line=line,
+                                       column=column)])
+
+
 @dataclass
 class Report:
     """Problems found so far; `raise_if_any` turns them into one Rejection."""
 
     filename: str
-    problems: list[str] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, message: str) -> None:
-        self.problems.append(message)
+    def add(self, message: str, code: str, *, column: str | None = None,
+            rows: np.ndarray | None = None, count: int | None = None) -> None:
+        self.problems.append(problem(self.filename, message, code, column=column, rows=rows,
+                                     count=count))
 
     def raise_if_any(self) -> None:
         if not self.problems:
             return
-        shown = self.problems[:MAX_PROBLEMS]
+        shown = [p["message"] for p in self.problems[:MAX_PROBLEMS]]
         more = len(self.problems) - len(shown)
         lines = [f"{self.filename} is not a valid submission:"] + [f"  - {p}" for p in shown]
         if more:
-            lines.append(f"  - ... and {more} more problems")
-        raise Rejection("\n".join(lines), code="invalid-predictions")
+            lines.append(f"  - ... and {plural(more, 'more problem', 'more problems')}")
+        raise Rejection("\n".join(lines), code="invalid-predictions",
+                        problems=list(self.problems))
 
 
 def _lines(rows: np.ndarray) -> str:
@@ -76,19 +112,19 @@ def _examples(values: Sequence[object]) -> str:
 
 def _decode_check(data: bytes, filename: str) -> None:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and data[1:2] == b"\x00"):
-        raise Rejection(f"{filename} looks like UTF-16 (as Excel's 'Unicode text' saves it); "
-                        "save it as CSV UTF-8", code="invalid-predictions")
+        raise reject(filename, f"{filename} looks like UTF-16 (as Excel's 'Unicode text' "
+                     "saves it); save it as CSV UTF-8", problem_code="encoding", line=1)
     if not data.strip():
-        raise Rejection(f"{filename} is empty; expected a header line and one row per test id",
-                        code="empty")
+        raise reject(filename, f"{filename} is empty; expected a header line and one row per "
+                     "test id", code="empty", problem_code="empty")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise Rejection(f"{filename}, line {line}: not UTF-8 (byte {column} of the line is "
-                        f"0x{data[err.start]:02x}); save the file as UTF-8",
-                        code="invalid-predictions") from None
+        raise reject(filename, f"{filename}, line {line}: not UTF-8 (byte {column} of the line "
+                     f"is 0x{data[err.start]:02x}); save the file as UTF-8",
+                     problem_code="encoding", line=line, column=column) from None
     for byte, name in ((b"\x00", "a NUL byte"), (b"\r", "a carriage return without a line feed")):
         # CR-only line endings crash the csv module; CRLF stays fine (same offsets after this)
         at = data.find(byte)
@@ -97,10 +133,9 @@ def _decode_check(data: bytes, filename: str) -> None:
         if at >= 0:
             line = data.count(b"\n", 0, at) + 1
             column = at - (data.rfind(b"\n", 0, at) + 1) + 1  # the message names a line
-            raise Rejection(f"{filename}, line {line}: {name} (byte {column} of the line); "
-                            "save the file as "
-                            "plain UTF-8 text with LF or CRLF line endings",
-                            code="invalid-predictions")
+            raise reject(filename, f"{filename}, line {line}: {name} (byte {column} of the "
+                         "line); save the file as plain UTF-8 text with LF or CRLF line endings",
+                         problem_code="encoding", line=line, column=column)
 
 
 def _check_line_lengths(data: bytes, filename: str) -> None:
@@ -130,11 +165,11 @@ def _check_line_lengths(data: bytes, filename: str) -> None:
         header = data[:data.find(b"\n")].lstrip(codecs.BOM_UTF8).rstrip(b"\r").split(b",")
         name = (f"column {header[longest].decode('utf-8', 'replace').strip()!r}"
                 if number > 1 and len(header) == len(fields) else f"field {longest + 1}")
-        raise Rejection(f"{filename}, line {number}: the line is {len(line):,} bytes long, over "
-                        f"the limit of {MAX_LINE_BYTES:,}: {name} (from byte {column} of the "
-                        f"line) holds {len(fields[longest]):,} bytes. No id or value is that "
-                        "long: check the line for a lost line break or pasted text",
-                        code="invalid-predictions")
+        raise reject(filename, f"{filename}, line {number}: the line is {len(line):,} bytes "
+                        f"long, over the limit of {MAX_LINE_BYTES:,}: {name} (from byte "
+                        f"{column} of the line) holds {len(fields[longest]):,} bytes. No id or "
+                        "value is that long: check the line for a lost line break or pasted text",
+                        problem_code="line-too-long", line=number, column=column)
 
 
 def _check_first_row_width(data: bytes, filename: str) -> None:
@@ -146,11 +181,12 @@ def _check_first_row_width(data: bytes, filename: str) -> None:
     try:
         rows = list(itertools.islice(csv.reader(io.StringIO(head)), 2))
     except csv.Error as err:
-        raise Rejection(f"{filename}: not a CSV file the evaluator can read: {err}",
-                        code="invalid-predictions") from None
+        raise reject(filename, f"{filename}: not a CSV file the evaluator can read: {err}",
+                     problem_code="not-csv") from None
     if len(rows) == 2 and rows[1] and len(rows[1]) != len(rows[0]):
-        raise Rejection(f"{filename}: wrong number of columns: expected {len(rows[0])} fields "
-                        f"in line 2, saw {len(rows[1])}", code="invalid-predictions")
+        raise reject(filename, f"{filename}: wrong number of columns: expected {len(rows[0])} "
+                     f"fields in line 2, saw {len(rows[1])}", problem_code="field-count",
+                     line=2)
 
 
 def read_table(data: bytes, filename: str) -> pd.DataFrame:
@@ -168,14 +204,17 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     except pd.errors.ParserError as err:
         # pandas says e.g. "Expected 2 fields in line 5, saw 3"
         detail = str(err).strip().splitlines()[-1]
-        raise Rejection(f"{filename}: wrong number of columns: {detail}",
-                        code="invalid-predictions") from None
+        found = re.search(r"in line (\d+)", detail)
+        raise reject(filename, f"{filename}: wrong number of columns: {detail}",
+                     problem_code="field-count",
+                     line=int(found.group(1)) if found else None) from None
     except pd.errors.EmptyDataError:
-        raise Rejection(f"{filename} has no header line", code="empty") from None
+        raise reject(filename, f"{filename} has no header line", code="empty",
+                     problem_code="empty") from None
     except (ValueError, OverflowError, csv.Error) as err:  # any other parser refusal
         detail = (str(err).strip().splitlines() or [type(err).__name__])[-1][:300]
-        raise Rejection(f"{filename}: not a CSV file the evaluator can read: {detail}",
-                        code="invalid-predictions") from None
+        raise reject(filename, f"{filename}: not a CSV file the evaluator can read: {detail}",
+                     problem_code="not-csv") from None
 
 
 def _id_key(series: pd.Series) -> pd.Series:
@@ -215,9 +254,9 @@ def _check_header(table: pd.DataFrame, spec: CompetitionSpec, report: Report) ->
         sep = "';'" if ";" in got[0] else "a tab"
         detail.append(f"the file is separated by {sep}; use commas (save as CSV, comma "
                       "delimited)")
-    raise Rejection(f"{report.filename}, line 1: header must be {','.join(want)} "
-                    f"(any order); found {','.join(got)}: {'; '.join(detail)}",
-                    code="invalid-predictions")
+    raise reject(report.filename, f"{report.filename}, line 1: header must be "
+                 f"{','.join(want)} (any order); found {','.join(got)}: {'; '.join(detail)}",
+                 problem_code="header", line=1)
 
 
 class RawCells:
@@ -260,11 +299,14 @@ def _check_target(column: pd.Series, target: Target, report: Report,
         text = raw.column(target.name).iloc[rows].to_numpy()
         empty, spelled = rows[text == ""], rows[text != ""]
         if len(empty):
-            report.add(f"{where}: {len(empty)} empty cells at line(s) {_lines(empty)}")
+            report.add(f"{where}: {plural(len(empty), 'empty cell', 'empty cells')} at "
+                       f"line(s) {_lines(empty)}", "empty-cell", column=target.name, rows=empty)
         if len(spelled):
-            report.add(f"{where}: {len(spelled)} NaN values at line(s) {_lines(spelled)}, e.g. "
+            report.add(f"{where}: {plural(len(spelled), 'NaN value', 'NaN values')} at "
+                       f"line(s) {_lines(spelled)}, e.g. "
                        f"{_examples(raw.column(target.name).iloc[spelled].tolist())}; "
-                       "give a prediction for every test id")
+                       "give a prediction for every test id", "nan", column=target.name,
+                       rows=spelled)
     present = ~missing_mask
     if target.type == "class":
         return _check_classes(column, target, report, raw, present)
@@ -277,24 +319,30 @@ def _check_target(column: pd.Series, target: Target, report: Report,
     not_number = np.flatnonzero(present & np.isnan(arr))
     if len(not_number):
         texts = raw.column(target.name).iloc[not_number].tolist()
-        report.add(f"{where}: {len(not_number)} values are not numbers at line(s) "
-                   f"{_lines(not_number)}, e.g. {_examples(texts)}{_formula_hint(texts)}")
+        words = plural(len(not_number), "value is not a number", "values are not numbers")
+        report.add(f"{where}: {words} at line(s) {_lines(not_number)}, e.g. "
+                   f"{_examples(texts)}{_formula_hint(texts)}", "not-a-number", column=target.name,
+                   rows=not_number)
     infinite = np.flatnonzero(np.isinf(arr))
     if len(infinite):
-        report.add(f"{where}: {len(infinite)} infinite values at line(s) {_lines(infinite)}, "
-                   f"e.g. {_examples(raw.column(target.name).iloc[infinite].tolist())}")
+        report.add(f"{where}: {plural(len(infinite), 'infinite value', 'infinite values')} "
+                   f"at line(s) {_lines(infinite)}, "
+                   f"e.g. {_examples(raw.column(target.name).iloc[infinite].tolist())}",
+                   "infinite", column=target.name, rows=infinite)
     absurd = np.flatnonzero(np.isfinite(arr) & (np.abs(np.nan_to_num(arr)) > MAX_ABS_VALUE))
     if len(absurd):
-        report.add(f"{where}: {len(absurd)} values beyond ±{MAX_ABS_VALUE:g} at line(s) "
-                   f"{_lines(absurd)}, e.g. "
-                   f"{_examples(raw.column(target.name).iloc[absurd].tolist())}")
+        report.add(f"{where}: {plural(len(absurd), 'value', 'values')} beyond "
+                   f"±{MAX_ABS_VALUE:g} at line(s) {_lines(absurd)}, e.g. "
+                   f"{_examples(raw.column(target.name).iloc[absurd].tolist())}",
+                   "too-large-value", column=target.name, rows=absurd)
     if target.type == "probability":
         with np.errstate(invalid="ignore"):
             outside = np.flatnonzero(np.isfinite(arr) & ((arr < 0) | (arr > 1)))
         if len(outside):
-            report.add(f"{where}: {len(outside)} probabilities outside [0, 1] at line(s) "
-                       f"{_lines(outside)}, e.g. "
-                       f"{_examples(raw.column(target.name).iloc[outside].tolist())}")
+            report.add(f"{where}: {plural(len(outside), 'probability', 'probabilities')} "
+                       f"outside [0, 1] at line(s) {_lines(outside)}, e.g. "
+                       f"{_examples(raw.column(target.name).iloc[outside].tolist())}",
+                       "probability-range", column=target.name, rows=outside)
     return pd.Series(arr, index=column.index, name=column.name)
 
 
@@ -313,9 +361,11 @@ def _check_classes(column: pd.Series, target: Target, report: Report, raw: RawCe
         bad = np.flatnonzero(present & ~canonical)
         if len(bad):
             shown = texts.iloc[bad].tolist()
-            report.add(f"{where}: {len(bad)} values are not integers (write classes as "
-                       f"integers, e.g. 3, not 3.0) at line(s) {_lines(bad)}, e.g. "
-                       f"{_examples(shown)}{_formula_hint(shown)}")
+            report.add(f"{where}: "
+                       f"{plural(len(bad), 'value is not an integer', 'values are not integers')} "
+                       f"(write classes as integers, e.g. 3, not 3.0) at line(s) "
+                       f"{_lines(bad)}, e.g. {_examples(shown)}{_formula_hint(shown)}",
+                       "not-an-integer", column=target.name, rows=bad)
         valid = present & canonical
         values = pd.Series(np.where(valid, pd.to_numeric(texts.where(valid, "0")), 0),
                            index=column.index, name=column.name).astype(np.int64)
@@ -327,9 +377,11 @@ def _check_classes(column: pd.Series, target: Target, report: Report, raw: RawCe
         valid = present
     outside = np.flatnonzero(valid & ~values.isin(classes).to_numpy())
     if len(outside):
-        report.add(f"{where}: {len(outside)} values are not allowed classes {classes} at "
-                   f"line(s) {_lines(outside)}, e.g. "
-                   f"{_examples(raw.column(target.name).iloc[outside].tolist())}")
+        words = plural(len(outside), "value is not an allowed class",
+                       "values are not allowed classes")
+        report.add(f"{where}: {words} {classes} at line(s) {_lines(outside)}, e.g. "
+                   f"{_examples(raw.column(target.name).iloc[outside].tolist())}",
+                   "unknown-class", column=target.name, rows=outside)
     return values
 
 
@@ -339,7 +391,8 @@ def _check_ids(ids: pd.Series, expected: pd.Series,
     where = f"{report.filename}, column {ids.name!r}"
     if ids.isna().any():
         rows = np.flatnonzero(ids.isna().to_numpy())
-        report.add(f"{where}: {len(rows)} empty ids at line(s) {_lines(rows)}")
+        report.add(f"{where}: {plural(len(rows), 'empty id', 'empty ids')} at line(s) "
+                   f"{_lines(rows)}", "empty-id", column=str(ids.name), rows=rows)
         return pd.Index(expected), np.full(len(ids), -1)
     got, want = _id_key(ids), _id_key(expected)
     if got.dtype != want.dtype:
@@ -354,21 +407,28 @@ def _check_ids(ids: pd.Series, expected: pd.Series,
     positions = want_index.get_indexer(got)
     extra_rows = np.flatnonzero(positions < 0)
     if len(extra_rows):
-        report.add(f"{where}: {len(extra_rows)} ids are not test ids at line(s) "
-                   f"{_lines(extra_rows)}, e.g. {_examples(got.iloc[extra_rows].tolist())}; "
-                   "predict only the ids in the competition's test id files")
+        report.add(f"{where}: "
+                   f"{plural(len(extra_rows), 'id is not a test id', 'ids are not test ids')} "
+                   f"at line(s) {_lines(extra_rows)}, e.g. "
+                   f"{_examples(got.iloc[extra_rows].tolist())}; "
+                   "predict only the ids in the competition's test id files", "unknown-id",
+                   column=str(ids.name), rows=extra_rows)
     known = positions[positions >= 0]
     hits = np.bincount(known, minlength=len(want_index))
     if (hits > 1).any():
         repeated = pd.Series(positions).duplicated(keep="first").to_numpy() & (positions >= 0)
         rows = np.flatnonzero(repeated)
-        report.add(f"{where}: {len(rows)} duplicate ids at line(s) {_lines(rows)}, e.g. "
-                   f"{_examples(got.iloc[rows].tolist())}; give each test id exactly once")
+        report.add(f"{where}: {plural(len(rows), 'duplicate id', 'duplicate ids')} at "
+                   f"line(s) {_lines(rows)}, e.g. "
+                   f"{_examples(got.iloc[rows].tolist())}; give each test id exactly once",
+                   "duplicate-id", column=str(ids.name), rows=rows)
     missing = want_index[hits == 0]
     if len(missing):
-        report.add(f"{report.filename}: {len(missing)} of {len(want_index)} test ids are "
-                   f"missing, e.g. {_examples(missing.tolist())}; see "
-                   "data/sample_submission.csv for the full list")
+        report.add(f"{report.filename}: {len(missing)} of {len(want_index)} test ids "
+                   f"{'is' if len(missing) == 1 else 'are'} missing, e.g. "
+                   f"{_examples(missing.tolist())}; see "
+                   "data/sample_submission.csv for the full list", "missing-id",
+                   column=str(ids.name), count=len(missing))
     return want_index, positions
 
 
@@ -377,14 +437,15 @@ def validate_predictions(data: bytes, spec: CompetitionSpec, expected_ids: pd.Se
     """Return the predictions indexed by id, one column per target, or raise a Rejection that
     lists every problem found. `expected_ids` is the union of all splits' public ids."""
     if len(data) > spec.submission.max_bytes:
-        raise Rejection(f"{filename} is {len(data):,} bytes; the limit is "
-                        f"{spec.submission.max_bytes:,}", code="too-large")
+        raise reject(filename, f"{filename} is {len(data):,} bytes; the limit is "
+                     f"{spec.submission.max_bytes:,}", code="too-large",
+                     problem_code="too-large")
     report = Report(filename)
     table = read_table(data, filename)
     _check_header(table, spec, report)
     if len(table) == 0:
-        raise Rejection(f"{filename} has a header but no rows; expected one row per test id",
-                        code="empty")
+        raise reject(filename, f"{filename} has a header but no rows; expected one row per "
+                     "test id", code="empty", problem_code="empty")
     want_index, positions = _check_ids(table[spec.id_column], expected_ids, report)
     raw = RawCells(data)
     columns = {t.name: _check_target(table[t.name], t, report, raw) for t in spec.targets}

@@ -119,7 +119,8 @@ def built(scaffolded: Path, raw: Path, seed_file: Path, keypair: dict, capsys) -
 def test_new_scaffolds_a_folder_that_lint_calls_incomplete(scaffolded):
     assert sorted(p.relative_to(scaffolded).as_posix() for p in scaffolded.rglob("*")
                   if p.is_file()) == ["baseline/gnn.py", "baseline/nongraph.py", "build.py",
-                                      "competition.yaml"]
+                                      "competition.yaml",
+                                      f"tests/test_{SLUG.replace('-', '_')}.py"]
     problems = lint_competition(scaffolded)
     assert any("README.md: missing" in p for p in problems)
     assert any("test_ids.csv: referenced by splits.test but missing" in p for p in problems)

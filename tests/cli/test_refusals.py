@@ -62,7 +62,7 @@ def test_check_shortens_a_long_value_it_quotes(tmp_path, capsys):
     bad.write_text("\n".join(lines) + "\n")
     code, out, err = run(["check", "--competition", "netlinkarena", bad], capsys)
     assert code == 1, out + err
-    assert f"1 ids are not test ids at line(s) 300, e.g. '{'7' * 60}'... (60,000 characters)" \
+    assert f"1 id is not a test id at line(s) 300, e.g. '{'7' * 60}'... (60,000 characters)" \
         in err, err
     assert len(err) < 1000, len(err)
 

@@ -56,10 +56,10 @@ def elsewhere(tmp_path: Path) -> Path:
     return folder
 
 
-def gnncb(cwd: Path, *args: object) -> subprocess.CompletedProcess:
+def gnncb(cwd: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
     """`gnncb ARGS` run in `cwd` with the package imported from this checkout and no
     $GNNCB_ROOT: the checkout is "where gnncb is installed", never where the command runs."""
-    env = {k: v for k, v in os.environ.items() if k != "GNNCB_ROOT"}
+    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "GNNCB_ROOT"}
     env["PYTHONPATH"] = str(REPO)
     env.setdefault("GNNCB_SITE_URL", "none")
     return subprocess.run([sys.executable, "-m", "evaluator.cli", *map(str, args)], cwd=cwd,
@@ -265,3 +265,68 @@ def test_the_package_folder_is_never_the_default(monkeypatch, tmp_path):
                     paths.default_public_key):
         with pytest.raises(ConfigError, match=NO_REPO):
             default()
+
+
+# ------------------------------------------------------------------ chores that finish
+@pytest.mark.slow
+def test_withdrawing_a_baseline_re_renders_the_readme_so_lint_passes(copy, untouched):
+    """The README shows the baselines' scores: a withdrawal re-renders it in the copy (issue
+    25, point 5), and `competition lint` passes right after, as CI runs it."""
+    latest = max(r["version"] for r in _active(copy))
+    gnn = next(r for r in _active(copy)
+               if r["version"] == latest and r["participant"] == "baseline:gnn")
+    readme = copy / "competitions" / SLUG / "README.md"
+    before = readme.read_text(encoding="utf-8")
+    out = _ok(gnncb(copy, "ledger", "withdraw", gnn["digest"][:12], "--reason", "t",
+                    "--by", "m"))
+    assert f"wrote {readme}" in out
+    assert readme.read_text(encoding="utf-8") != before
+    assert "The graph does not help the baselines" not in readme.read_text(encoding="utf-8")
+    assert f"{copy / 'competitions' / SLUG}: OK" in _ok(gnncb(copy, "competition", "lint",
+                                                            SLUG))
+
+
+@pytest.mark.slow
+def test_an_audit_line_always_says_who(copy, untouched, tmp_path):
+    """No --by, no $GITHUB_ACTOR, no git user.name: refused, nothing written; with git's
+    user.name set in the copy, that name is recorded (issue 25, point 5)."""
+    digest = _active(copy)[0]["digest"]
+    lines = len(_ledger(copy))
+    nobody = {"GIT_CONFIG_GLOBAL": str(tmp_path / "no-gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+              "GITHUB_ACTOR": ""}
+    done = gnncb(copy, "ledger", "withdraw", digest[:12], "--reason", "t", env=nobody)
+    assert done.returncode == 2 and "--by is required" in done.stderr, done.stderr
+    assert len(_ledger(copy)) == lines
+    subprocess.run(["git", "init", "-q", str(copy)], check=True, env={**os.environ, **nobody})
+    subprocess.run(["git", "-C", str(copy), "config", "user.name", "Maintainer From Git"],
+                   check=True, env={**os.environ, **nobody})
+    _ok(gnncb(copy, "ledger", "withdraw", digest[:12], "--reason", "t", env=nobody))
+    assert _ledger(copy)[-1]["by"] == "Maintainer From Git"
+
+
+@pytest.mark.slow
+def test_key_verbs_from_a_copy_touch_only_the_copy(copy, untouched, tmp_path, shared_secrets):
+    """Keys end to end from a copy (issue 25, point 4): a build with another key is refused;
+    a reseal to a new key re-seals the copy's labels and says which old key its stored
+    envelopes and sealed scores still need; lint then flags the labels against the copy's
+    committed key; the package's checkout is untouched throughout."""
+    from evaluator.submission import envelope, keys
+
+    new = tmp_path / "new-key"
+    new_kid = keys.generate(new, bits=3072)
+    old_kid = keys.thumbprint(keys.read_public_key(copy / "keys" / "platform-public.pem"))
+    seed = tmp_path / "seed"
+    seed.write_text("not-the-seed-but-long-enough\n")
+    done = gnncb(copy, "competition", "build", SLUG, "--raw", tmp_path, "--seed-file", seed,
+                 "--public-key", new / "public.pem")
+    assert done.returncode == 2 and f"refusing to seal {copy / 'competitions' / SLUG}" \
+        in done.stderr, done.stderr
+    out = _ok(gnncb(copy, "keys", "reseal", SLUG, "--private-key",
+                    shared_secrets / "deploy-private.pem", "--public-key", new / "public.pem"))
+    assert f"{SLUG}: the old key {old_kid} is still needed: it opens" in out
+    assert "stored envelope" in out and "sealed score" in out
+    hidden = sorted((copy / "competitions" / SLUG / "hidden").glob("*.jwe"))
+    assert hidden and all(envelope.read_header(p.read_bytes())["kid"] == new_kid
+                          for p in hidden)
+    done = gnncb(copy, "competition", "lint", SLUG)
+    assert done.returncode == 1 and "not to the committed platform key" in done.stdout

@@ -111,8 +111,8 @@ def test_check_json_valid_and_invalid(demo_competition, tmp_path, capsys):
     code, out, _ = run(["check", "--json", "--competition", demo_competition, bad], capsys)
     report = json.loads(out)
     assert code == 1 and report["valid"] is False and report["code"] == "invalid-predictions"
-    assert any("empty cells at line(s) 2" in p for p in report["problems"])
-    assert any("missing" in p for p in report["problems"])
+    assert any("empty cell at line(s) 2" in p["message"] for p in report["problems"])
+    assert any("missing" in p["message"] for p in report["problems"])
 
 
 # ------------------------------------------------------------------ 4. encrypt

@@ -127,9 +127,9 @@ def test_check_reports_every_problem_of_a_column_in_one_run(tmp_path, capsys):
                               *(f"{i},0.5" for i in ids[3:])]) + "\n")
     code, text = _check("solubility", bad, capsys)
     assert code == 1
-    assert "1 NaN values at line(s) 2, e.g. 'NaN'" in text
-    assert "1 infinite values at line(s) 3, e.g. 'inf'" in text
-    assert "1 empty cells at line(s) 4" in text
+    assert "1 NaN value at line(s) 2, e.g. 'NaN'" in text
+    assert "1 infinite value at line(s) 3, e.g. 'inf'" in text
+    assert "1 empty cell at line(s) 4" in text
 
 
 def test_check_quotes_classes_as_written_and_rejects_float_spellings(demo_competition,
@@ -140,7 +140,8 @@ def test_check_quotes_classes_as_written_and_rejects_float_spellings(demo_compet
                               *(f"{i},0" for i in ids[3:])]) + "\n")
     code, text = _check(demo_competition, bad, capsys)
     assert code == 1
-    assert "not allowed classes [0, 1] at line(s) 2, e.g. '7'" in text and "7.0" not in text
+    assert "1 value is not an allowed class [0, 1] at line(s) 2, e.g. '7'" in text
+    assert "7.0" not in text
     assert "not integers (write classes as integers, e.g. 3, not 3.0) at line(s) 3, 4" in text
     assert "'3.0'" in text
     assert "'=A2*2'; these look like spreadsheet formulas: export the values" in text

@@ -118,7 +118,8 @@ def test_recorded_park_answers_stop_at_the_first_repeat_as_the_models_failure(
     steps = [{"text": answer["text"], "in": answer["tokens_in"], "out": answer["tokens_out"]}
              for _ in range(6)]
     server = FakeServer(httpserver, steps, models=[MODEL])
-    assert run(keypair, demo_competition, tmp_path, server, monkeypatch) == 1
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch,
+               "--stop-on-repeat") == 1
     assert len(server.requests) == 2  # the repeat ended the loop instead of 4 more calls
     summary = read_json(run_folder(tmp_path) / "summary.json")
     assert summary["status"] == "failed" and summary["stop_reason"] == "repeated_answer"
@@ -238,7 +239,8 @@ def test_max_completion_tokens_fallback_is_driven_by_the_servers_400(
 def test_served_model_is_checked_against_v1_models(
         keypair, demo_competition, tmp_path, httpserver, monkeypatch):
     server = FakeServer(httpserver, [{"text": MAJORITY}], models=["/models/gemma-3-270m.gguf"])
-    assert run(keypair, demo_competition, tmp_path, server, monkeypatch) == 0
+    assert run(keypair, demo_competition, tmp_path, server, monkeypatch,
+               "--allow-unlisted-model") == 0
     summary = read_json(run_folder(tmp_path) / "summary.json")
     check = summary["served_model_check"]
     assert check["verified"] is False and "gemma-3-270m" in check["note"]

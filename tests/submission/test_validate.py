@@ -52,12 +52,12 @@ def test_missing_ids_are_counted_with_examples():
 
 def test_extra_ids_name_the_line():
     msg = rejected("id,label\n10,0\n11,1\n12,1\n13,1\n99,1\n")
-    assert "1 ids are not test ids at line(s) 6" in msg and "99" in msg
+    assert "1 id is not a test id at line(s) 6" in msg and "99" in msg
 
 
 def test_duplicate_ids():
     msg = rejected("id,label\n10,0\n11,1\n12,1\n13,1\n10,2\n")
-    assert "duplicate ids at line(s) 6" in msg
+    assert "duplicate id at line(s) 6" in msg
 
 
 def test_wrong_header():
@@ -75,9 +75,9 @@ def test_short_row_is_an_empty_value():
     assert "column 'label'" in msg and "line(s) 3" in msg
 
 
-@pytest.mark.parametrize(("value", "says"), [("nan", "1 NaN values at line(s) 3, e.g. 'nan'"),
-                                             ("NaN", "1 NaN values at line(s) 3, e.g. 'NaN'"),
-                                             ("", "1 empty cells at line(s) 3")])
+@pytest.mark.parametrize(("value", "says"), [("nan", "1 NaN value at line(s) 3, e.g. 'nan'"),
+                                             ("NaN", "1 NaN value at line(s) 3, e.g. 'NaN'"),
+                                             ("", "1 empty cell at line(s) 3")])
 def test_nan_values(value, says):
     assert says in rejected(f"id,label\n10,0\n11,{value}\n12,1\n13,1\n")
 
@@ -85,20 +85,20 @@ def test_nan_values(value, says):
 def test_every_problem_of_a_column_in_one_pass():
     """NaN on line 2, inf on line 3, an empty cell on line 4: all three in one message."""
     msg = rejected("id,label\n10,NaN\n11,inf\n12,\n13,0.5\n", PROB_YAML)
-    assert "1 NaN values at line(s) 2" in msg
-    assert "1 infinite values at line(s) 3, e.g. 'inf'" in msg
-    assert "1 empty cells at line(s) 4" in msg
+    assert "1 NaN value at line(s) 2" in msg
+    assert "1 infinite value at line(s) 3, e.g. 'inf'" in msg
+    assert "1 empty cell at line(s) 4" in msg
 
 
 def test_classes_are_quoted_as_written_not_as_pandas_floats():
     msg = rejected("id,label\n10,0\n11,7\n12,\n13,1\n")
-    assert "e.g. '7'" in msg and "7.0" not in msg and "empty cells at line(s) 4" in msg
+    assert "e.g. '7'" in msg and "7.0" not in msg and "empty cell at line(s) 4" in msg
 
 
 @pytest.mark.parametrize("spelling", ["3.0", "1.0", "1e0"])
 def test_non_canonical_class_spelling_is_rejected(spelling):
     msg = rejected(f"id,label\n10,0\n11,{spelling}\n12,1\n13,1\n")
-    assert "not integers (write classes as integers, e.g. 3, not 3.0) at line(s) 3" in msg
+    assert "not an integer (write classes as integers, e.g. 3, not 3.0) at line(s) 3" in msg
     assert repr(spelling) in msg
 
 
@@ -120,16 +120,16 @@ def test_spreadsheet_formulas_get_a_hint():
 
 def test_string_in_class_column():
     msg = rejected("id,label\n10,0\n11,cat\n12,1\n13,1\n")
-    assert "not integers" in msg and "'cat'" in msg and "line(s) 3" in msg
+    assert "not an integer" in msg and "'cat'" in msg and "line(s) 3" in msg
 
 
 def test_class_outside_allowed_set():
     msg = rejected("id,label\n10,0\n11,7\n12,1\n13,1\n")
-    assert "not allowed classes [0, 1, 2]" in msg and "line(s) 3" in msg
+    assert "not an allowed class [0, 1, 2]" in msg and "line(s) 3" in msg
 
 
 def test_fractional_class():
-    assert "not integers" in rejected("id,label\n10,0\n11,1.5\n12,1\n13,1\n")
+    assert "not an integer" in rejected("id,label\n10,0\n11,1.5\n12,1\n13,1\n")
 
 
 def test_probability_outside_unit_interval():
@@ -143,7 +143,7 @@ def test_infinite_values(value):
 
 
 def test_string_in_numeric_column():
-    assert "not numbers" in rejected("id,label\n10,0.1\n11,high\n12,0.2\n13,0.5\n", PROB_YAML)
+    assert "not a number" in rejected("id,label\n10,0.1\n11,high\n12,0.2\n13,0.5\n", PROB_YAML)
 
 
 def test_empty_and_header_only():
@@ -162,7 +162,7 @@ def test_not_utf8():
 
 def test_many_problems_reported_together():
     msg = rejected("id,label\n10,9\n10,0\n")
-    assert "duplicate" in msg and "missing" in msg and "allowed classes" in msg
+    assert "duplicate" in msg and "missing" in msg and "allowed class" in msg
 
 
 def test_string_ids_compare_as_text():

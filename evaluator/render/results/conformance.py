@@ -145,6 +145,13 @@ def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "r
         shown = ", ".join(f"{k}={v:g}" if isinstance(v, int | float) else f"{k}={v}"
                           for k, v in sorted(overrides.items()))
         deviations.append(f"execution limits overridden ({shown})")
+    if llm.get("stop_on_repeat") is True:
+        deviations.append(f"the loop stops at a repeated answer (the protocol runs up to "
+                          f"k = {K} repairs)")
+    if llm.get("model_listed") is False:
+        deviations.append(f"model not verified: the endpoint did not list "
+                          f"{row.get('model') or 'the model'} (the answers may come from "
+                          "another model)")
     sandboxed = llm.get("sandboxed")
     if sandboxed is None:
         unverified.append("isolation not recorded")

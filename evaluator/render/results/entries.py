@@ -162,11 +162,23 @@ def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
             if any(e["competition"] == spec.slug and e["entrant"] == f["model"]
                    for e in entries):
                 continue
+            # one protocol rule for every run: a failure is checked as a scored run is
+            kind = f.get("entrant", "llm-api")
+            verdict = (check(spec, {"entrant": kind, "model": f["model"],
+                                    "declared": {"llm": f["protocol"]}}, k_reading=k_reading)
+                       if "protocol" in f else
+                       {"status": conformance.OK, "deviations": [], "unverified": []})
+            failure = f.get("mode") or "no valid file"
+            if verdict["status"] == out:
+                excluded.append({"competition": spec.slug, "entrant": f["model"],
+                                 "kind": kind, "score": None, "digest": "",
+                                 "failure": failure, **verdict})
+                continue
             entries.append({"competition": spec.slug, "entrant": f["model"],
-                            "kind": f.get("entrant", "llm-api"), "family": family_of(f["model"]),
+                            "kind": kind, "family": family_of(f["model"]),
                             "score": None, "sem": None, "runs": [], "interval": None,
-                            "protocol": conformance.OK, "deviations": [], "unverified": [],
-                            "failure": f.get("mode") or "no valid file"})
+                            "protocol": verdict["status"], "deviations": verdict["deviations"],
+                            "unverified": verdict["unverified"], "failure": failure})
     return {"source": "ledger", "competitions": competitions, "entries": entries,
             "excluded": excluded}
 
@@ -251,8 +263,31 @@ def failed_runs(campaign_dirs: list[Path], load_runs: RunLoader) -> list[dict[st
                 out.append({"slug": summary.get("slug"), "model": str(summary.get("model", "?")),
                             "entrant": claimed if claimed in LLM_KINDS else "llm-api",
                             "version": summary.get("competition_version"),
-                            "mode": (summary.get("failure") or {}).get("mode")})
+                            "mode": (summary.get("failure") or {}).get("mode"),
+                            "protocol": summary_protocol(summary)})
     return out
+
+
+def summary_protocol(summary: dict[str, Any]) -> dict[str, Any]:
+    """A run summary's protocol facts in the shape a ledger row keeps them (metadata.LLMRun):
+    a failed run has no row, and is checked by the same rule as a scored one (overridden
+    execution limits put a failure outside the protocol exactly as they do a success)."""
+    raw_limits, raw_isolation = summary.get("limits"), summary.get("isolation")
+    limits: dict[str, Any] = raw_limits if isinstance(raw_limits, dict) else {}
+    isolation: dict[str, Any] = raw_isolation if isinstance(raw_isolation, dict) else {}
+    attempts = [a for a in summary.get("attempt_log") or [] if isinstance(a, dict)]
+    served = summary.get("served_model_check")
+    facts = {
+        "decoding": summary.get("decoding"),
+        "repairs_allowed": summary.get("repairs_allowed"),
+        "repair_depth": summary.get("repairs_used"),
+        "calls": len([a for a in attempts if a.get("called", True)]) if attempts else None,
+        "limit_overrides": ({k: v for k, v in limits.items() if v is not None}
+                            if "limits" in summary else None),
+        "sandboxed": isolation.get("sandboxed"), "isolation": isolation.get("level"),
+        "model_listed": served.get("verified") if isinstance(served, dict) else None,
+        "stop_on_repeat": True if summary.get("stop_on_repeat") else None}
+    return {k: v for k, v in facts.items() if v is not None}
 
 
 Classifier = Callable[[list[tuple[Path, dict[str, Any]]]], dict[Path, Any]]

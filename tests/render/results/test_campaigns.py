@@ -52,6 +52,9 @@ def empty_ledger(tmp_path: Path) -> Path:
 # ------------------------------------------------------------------ 7. both campaign layouts
 def test_a_committed_flat_summaries_folder_counts_its_failed_runs(tmp_path, empty_ledger,
                                                                    capsys):
+    """The committed campaign ran with overridden execution limits (300 s wall and CPU): its
+    failures are outside the protocol by the rule a scored run with those limits meets
+    (issue 25, point 6), so they are listed apart with the reason, not counted."""
     copy = tmp_path / "my campaign" / "gnn"
     shutil.copytree(QWEN, copy)
     recorded = {}
@@ -62,19 +65,41 @@ def test_a_committed_flat_summaries_folder_counts_its_failed_runs(tmp_path, empt
     assert len(recorded) == 5
     for given in (copy, copy / "summaries"):  # the campaign folder or its summaries folder
         result = gaps_json(capsys, "--ledger", empty_ledger, "--runs", given)
-        # every recorded run appears with the failure mode its summary recorded
-        assert failed_pairs(result) == recorded
-        assert result["failures"] == 5  # counted as failures, not dropped
-        assert result["failures_without_human_top"] == 2  # mix-props, solubility: no top
-        assert result["pairs"] == 3 and result["tie_or_beat"] == 0
+        assert failed_pairs(result) == {} and result["failures"] == 0
+        apart = {x["competition"]: x for x in result["excluded"] if x["entrant"] == MODEL}
+        assert {slug: x["failure"] for slug, x in apart.items()} == recorded
+        assert all(x["score"] is None and any("execution limits overridden" in d
+                                              for d in x["deviations"])
+                   for x in apart.values())
         assert result["campaigns"] == [str(given)]
+
+
+def within_protocol(summary: dict) -> dict:
+    """The committed summary as if run with the protocol's own execution limits."""
+    return {**summary, "limits": {k: None for k in summary["limits"]}}
+
+
+def test_the_committed_failures_within_the_protocol_would_count(tmp_path, empty_ledger,
+                                                                capsys):
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    recorded = {}
+    for path in sorted((QWEN / "summaries").glob("*.json")):
+        summary = json.loads(path.read_text())
+        recorded[summary["slug"]] = summary["failure"]["mode"]
+        (flat / path.name).write_text(json.dumps(within_protocol(summary)))
+    result = gaps_json(capsys, "--ledger", empty_ledger, "--runs", flat)
+    assert failed_pairs(result) == recorded
+    assert result["failures"] == 5  # counted as failures, not dropped
+    assert result["failures_without_human_top"] == 2  # mix-props, solubility: no top
+    assert result["pairs"] == 3 and result["tie_or_beat"] == 0
 
 
 def test_run_folders_and_flat_summaries_are_read_alike(tmp_path, empty_ledger, capsys):
     """A live campaign's run-folder tree (MODEL/SLUG/summary.json) beside a flat one: the
     model and the competition come from the summary, not from file names."""
     tree = tmp_path / "runs" / "live"
-    summary = json.loads((QWEN / "summaries" / "gnn-cora.json").read_text())
+    summary = within_protocol(json.loads((QWEN / "summaries" / "gnn-cora.json").read_text()))
     run_dir = tree / "some-model-dir" / "whatever"
     run_dir.mkdir(parents=True)
     (run_dir / "summary.json").write_text(json.dumps({**summary, "model": "llama-3.3-70b"}))
@@ -94,19 +119,20 @@ def test_the_committed_campaign_shows_its_five_failures(capsys, monkeypatch):
     code, out, err = run(capsys, "results", "gaps", "--runs",
                          "campaigns/qwen2.5-coder-0.5b-local/gnn")
     assert code == 0, err
-    assert "5 pair(s) produced no valid file (counted as failures, not dropped; 2 of them on " \
-           "competitions with no human top to compare)" in out
-    row = next(line for line in out.splitlines() if line.startswith(f"| {MODEL} "))
-    assert row.count("no valid file") == 5
-    assert "no valid file (malformed_submission)" in row
+    apart = out.split("## Outside the protocol")[1].split("\n## ")[0]
+    rows = [line for line in apart.splitlines() if line.startswith("| ") and MODEL in line]
+    assert len(rows) == 5
+    assert all("execution limits overridden (cpu_seconds=300" in row for row in rows)
+    assert "0 pair(s) produced no valid file" in out  # not counted: outside the protocol
 
 
 def test_by_default_the_repository_ledger_comes_with_its_committed_campaigns(capsys):
     result = gaps_json(capsys)
     assert str(QWEN) in result["campaigns"]
-    assert set(failed_pairs(result)) == QWEN_SLUGS
+    assert {x["competition"] for x in result["excluded"] if x["entrant"] == MODEL} == QWEN_SLUGS
     result = gaps_json(capsys, "--no-committed-runs")
     assert result["campaigns"] == [] and failed_pairs(result) == {}
+    assert not [x for x in result["excluded"] if x["entrant"] == MODEL]
 
 
 def test_a_folder_without_runs_is_a_message(tmp_path, empty_ledger, capsys):
@@ -206,6 +232,8 @@ def test_a_run_summary_claiming_another_entrant_stays_an_llm_run(claim, tmp_path
     run folder is an LLM run."""
     copy = tmp_path / "campaign" / "gnn"
     shutil.copytree(QWEN, copy)
+    for path in (copy / "summaries").glob("*.json"):  # failures that count (see above)
+        path.write_text(json.dumps(within_protocol(json.loads(path.read_text()))))
     forged = sorted((copy / "summaries").glob("*.json"))[0]
     summary = json.loads(forged.read_text())
     forged.write_text(json.dumps({**summary, "entrant": claim}))
