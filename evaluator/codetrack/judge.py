@@ -127,6 +127,7 @@ class ProblemJudgement:
     load_error: str = ""
     isolation: str = ""
     memory_mechanism: str = ""  # how the worker's memory was bounded (sandbox docs)
+    hardening: dict[str, Any] | None = None  # filter, cgroup namespace, /proc (sandbox docs)
     feedback: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -536,6 +537,7 @@ class _Batch:
                                  channel_line_bytes=cfg.max_output_bytes + _RECORD_SLACK)
             self.judgement.processes += 1
             self.judgement.memory_mechanism = result.memory_mechanism
+            self.judgement.hardening = result.hardening
             peaks = [x for x in (self.judgement.peak_rss_bytes, result.peak_rss_bytes) if x]
             self.judgement.peak_rss_bytes = max(peaks) if peaks else None
             records.update(conv.records)
@@ -582,6 +584,7 @@ def _blame(result: sandbox.SandboxResult) -> tuple[str, str]:
         "error": f"the worker process exited with status {result.returncode}",
         "ok": "the solution ended the worker process (e.g. os._exit) during this case",
         "stopped": "stopped by the judge",
+        "quota": "what the solution left in its workspace does not fit the quota",
     }.get(result.exit_reason, result.exit_reason)
     tail = result.stderr_tail.strip()[-500:]
     return verdict, how + (f"; stderr: {tail}" if tail else "")

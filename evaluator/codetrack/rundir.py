@@ -132,6 +132,7 @@ def write_run(
             "wall_seconds": j.wall_seconds,
             "peak_rss_bytes": j.peak_rss_bytes,
             "memory_mechanism": j.memory_mechanism,
+            "hardening": j.hardening,
             "load_error": j.load_error[-2000:],
         }
     total = sum(p["cases"] for p in per_problem.values())

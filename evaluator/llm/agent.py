@@ -79,4 +79,8 @@ def run_agent(competition: Path, model: str, agent: AgentCommand,
         session.discard_workspace(workspace)
         return session.finish(None)
     except SandboxError as err:
+        session.discard_after_error(workspace)
         return session.error(err)
+    except BaseException:
+        session.discard_after_error(workspace)
+        raise

@@ -62,6 +62,7 @@ def run_api(competition: Path, model: str, provider: Provider, options: sessions
                                             None))
     messages = [{"role": "user", "content": session.prompt.text}]
     budget, repeats = ContextBudget(options.context_tokens), RepeatGuard()
+    workspace: Path | None = None
     try:
         for index in range(1, session.max_attempts + 1):
             try:
@@ -108,4 +109,8 @@ def run_api(competition: Path, model: str, provider: Provider, options: sessions
             session.discard_workspace(workspace)
         return session.finish(None)
     except (ProviderError, SandboxError) as err:
+        session.discard_after_error(workspace)
         return session.error(err)
+    except BaseException:
+        session.discard_after_error(workspace)
+        raise

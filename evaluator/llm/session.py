@@ -256,6 +256,8 @@ class Session:
             "provider_notes": list(completion.notes) if completion else [],
             "cost_usd": cost_of(self.options.prices, self.model, tokens_in, tokens_out),
             "isolation": self.isolation.level,
+            # what held besides the namespaces in this run (filter, cgroup namespace, /proc)
+            "hardening": result.hardening if result is not None else None,
             "finished_at": now_iso(),
         }
         write_json(folder / ATTEMPT_RECORD, record)
@@ -307,6 +309,24 @@ class Session:
             remove_tree(workspace)
             return
         scrub_tree(workspace)
+
+    def discard_after_error(self, workspace: Path | None) -> None:
+        """On any exception: the workspace goes (or is scrubbed) before the run folder keeps
+        it. Why: an error used to leave it as the run left it, with links to a hidden label
+        file, the deployment key or /proc/self/environ, in `runs/`, which the campaign
+        workflow uploads as an artifact (upload-artifact follows links). Never raises: the
+        error being handled is the one to report; a workspace that cannot be removed is
+        scrubbed, and one that cannot be scrubbed either is named in a warning."""
+        if workspace is None:
+            return
+        try:
+            self.discard_workspace(workspace)
+        except Exception as first:  # noqa: BLE001 - the original error is the one reported
+            try:
+                scrub_tree(workspace)
+            except Exception as exc:  # noqa: BLE001
+                self.echo(f"  warning: could not clean the workspace {workspace}: {first}; "
+                          f"{exc}")
 
     def _totals(self) -> dict[str, Any]:
         costs = [a["cost_usd"] for a in self.attempts if a["cost_usd"] is not None]

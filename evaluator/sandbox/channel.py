@@ -65,12 +65,12 @@ def process_cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def _hwm(status: bytes) -> int | None:
-    at = status.find(b"VmHWM:")
+def _hwm(status: bytes, field: bytes = b"VmHWM:") -> int | None:
+    at = status.find(field)
     if at < 0:
         return None
     try:
-        return int(status[at + 6:status.index(b"kB", at)]) * 1024
+        return int(status[at + len(field):status.index(b"kB", at)]) * 1024
     except ValueError:
         return None
 
@@ -169,8 +169,12 @@ class Relay:
     cannot stall the clock, and a judge that reads slowly only holds back the next frame."""
 
     def __init__(self, ctl_fd: int, res_fd: int, win_fd: int, wout_fd: int, pid: int,
-                 max_line: int, cpus: int = 1) -> None:
+                 max_line: int, cpus: int = 1,
+                 between_frames: Callable[[], None] | None = None) -> None:
         self.ctl, self.res, self.win, self.wout, self.pid = ctl_fd, res_fd, win_fd, wout_fd, pid
+        # PID 1's own sweep after each answered frame: every process but the workload dies
+        self.between_frames = between_frames
+        self.sampled = 0  # largest RSS PID 1 read during the frame in flight
         self.max_line = max_line
         self.cpus = max(1, cpus)  # a CPU clock runs at most this fast per wall second
         for fd in (ctl_fd, res_fd, win_fd, wout_fd):
@@ -343,6 +347,7 @@ class Relay:
         if self.current is None:
             return
         notice, cpu_allowed, wall_allowed, t0, cpu0 = self.current
+        self._sample()
         if time.monotonic() - t0 > wall_allowed:
             self._reply("W")
             return
@@ -371,6 +376,7 @@ class Relay:
             self._reply_idle("A")
             return
         self._reset_peak()
+        self.sampled = 0
         self.noticed = False
         self.current = (notice, cpu_allowed, wall_allowed, time.monotonic(),
                         process_cpu_seconds(self.pid) or 0.0)
@@ -388,6 +394,8 @@ class Relay:
         now_cpu = cpu if cpu is not None else process_cpu_seconds(self.pid)
         used = max(0.0, (now_cpu if now_cpu is not None else cpu0) - cpu0)
         peak = hwm if hwm is not None else self._peak()
+        if self.sampled and (peak is None or self.sampled > peak):
+            peak = self.sampled  # a peak the workload reset (clear_refs) is not believed
         self.out += (f"{kind} {used:.6f} {wall:.6f} {peak if peak is not None else -1} "
                      f"{len(line)}\n").encode() + line
         self.current = None
@@ -395,6 +403,8 @@ class Relay:
         if kind != "R":
             self.ended = kind
         self._flush()
+        if kind == "R" and self.between_frames is not None:
+            self.between_frames()
 
     def _reply_idle(self, kind: str) -> None:
         """End the relay between frames (the next frame is the one blamed)."""
@@ -411,6 +421,14 @@ class Relay:
         if self._clear >= 0:
             with contextlib.suppress(OSError):
                 os.write(self._clear, b"5")
+
+    def _sample(self) -> None:
+        """Read the workload's current RSS (which no process can reset, unlike its peak)."""
+        self._peak()  # opens the status file once
+        if self._status is not None and self._status >= 0:
+            with contextlib.suppress(OSError):
+                rss = _hwm(os.pread(self._status, 8192, 0), b"VmRSS:")
+                self.sampled = max(self.sampled, rss or 0)
 
     def _peak(self) -> int | None:
         if self._status is None:

@@ -8,6 +8,8 @@ every walk here goes are in `fs.py`'s docstring.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -120,19 +122,88 @@ def special_kind(mode: int) -> str:
     return "special file"
 
 
-def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]:
+class Budget:
+    """What a copy may still write: bytes (data, each file rounded up to whole pages, holes
+    not counted) and inodes (every entry created, each hard-linked name included).
+
+    Why: a run's workspace is a quota'd tmpfs, but what it holds is not what a naive copy
+    writes: a sparse file (truncated to 1 GiB, no data) costs the tmpfs nothing and a dense
+    copy 1 GiB; one file with 15 hard links costs one file there and 15 copies here. A copy
+    that charges every name its data and skips holes writes at most the quota, whatever the
+    tree looks like. `None` for a limit: unbounded."""
+
+    def __init__(self, max_bytes: int | None, max_inodes: int | None) -> None:
+        self.max_bytes, self.max_inodes = max_bytes, max_inodes
+        self.bytes = 0
+        self.inodes = 0
+        self.exceeded = ""  # what did not fit first, in words ("" while everything fit)
+
+    def take(self, nbytes: int, inodes: int = 1) -> bool:
+        """Charge an entry of `nbytes` data; False (charging nothing) when it does not fit."""
+        if self.exceeded:
+            return False
+        if self.max_inodes is not None and self.inodes + inodes > self.max_inodes:
+            self.exceeded = f"more than {self.max_inodes:,} entries"
+            return False
+        if self.max_bytes is not None and self.bytes + nbytes > self.max_bytes:
+            self.exceeded = f"more than {self.max_bytes:,} bytes of data"
+            return False
+        self.bytes += nbytes
+        self.inodes += inodes
+        return True
+
+
+_PAGE = 4096
+# errors of a destination that is full: the entry is dropped as over the quota, not an error
+_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def data_extents(fd: int, size: int) -> list[tuple[int, int]]:
+    """(offset, length) of each data segment of the open file `fd` (holes skipped, by
+    SEEK_DATA/SEEK_HOLE; a filesystem without them reports the whole file as data)."""
+    extents = []
+    pos = 0
+    while pos < size:
+        try:
+            start = os.lseek(fd, pos, os.SEEK_DATA)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # only a hole from pos to the end
+                break
+            if exc.errno in (errno.EINVAL, errno.EOPNOTSUPP):
+                return [(0, size)] if size else []
+            raise
+        if start >= size:
+            break
+        end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+        extents.append((start, end - start))
+        pos = end
+    return extents
+
+
+def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int,
+                 budget: Budget | None = None) -> dict[str, Any]:
     """Copy the tree below `src_fd` into the (empty) directory `dst_fd`, owned by uid:gid.
 
-    Regular files (contents; setuid/setgid bits dropped), directories and symlinks (as links,
-    never followed) are copied; FIFOs, sockets and devices are refused, as are directories
-    deeper than MAX_COPY_DEPTH. Every open is relative to a directory descriptor with
-    O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the copy. Returns
-    counts (files, dirs, links, bytes, dropped) and `refused`: [relative path (cut to
-    MAX_REFUSED_CHARS by `shorten_path`), what it was] of the first MAX_REFUSED_NAMES entries
-    not copied. Raises OSError (ENOSPC) when it does not fit.
+    Regular files (their data only: holes stay holes; setuid/setgid bits dropped), directories
+    and symlinks (as links, never followed) are copied; FIFOs, sockets and devices are refused,
+    as are directories deeper than MAX_COPY_DEPTH. Every open is relative to a directory
+    descriptor with O_NOFOLLOW and every create uses O_EXCL, so neither side can redirect the
+    copy. With a `budget`, every entry is charged before it is written; the first that does
+    not fit (or that the destination refuses as full) and everything after it are dropped,
+    named as over the quota, and `quota` says what did not fit. Returns counts (files, dirs,
+    links, bytes, dropped), `quota` ("" when everything fit) and `refused`: [relative path
+    (cut to MAX_REFUSED_CHARS by `shorten_path`), what it was] of the first
+    MAX_REFUSED_NAMES entries not copied.
     """
+    budget = budget or Budget(None, None)
     counts: dict[str, Any] = dict.fromkeys(("files", "dirs", "links", "bytes", "dropped"), 0)
     refused: list[list[str]] = []
+
+    def drop(path: str, what: str) -> None:
+        counts["dropped"] += 1
+        if len(refused) < MAX_REFUSED_NAMES:
+            refused.append([shorten_path(path), what])
+
     stack: list[tuple[int, int, list[str], str]] = [
         (os.dup(src_fd), os.dup(dst_fd), sorted(os.listdir(src_fd), reverse=True), "")]
     try:
@@ -146,15 +217,44 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]
             name = names.pop()
             info = os.stat(name, dir_fd=s, follow_symlinks=False)
             mode = stat.S_IMODE(info.st_mode) & 0o1777
+            if budget.exceeded:  # stopped at the quota: the rest is dropped, not walked
+                drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                continue
             if stat.S_ISREG(info.st_mode):
-                counts["bytes"] += _copy_file_fd(s, d, name, mode, uid, gid)
-                counts["files"] += 1
+                try:
+                    written = _copy_file_fd(s, d, name, mode, uid, gid, budget)
+                except OSError as exc:
+                    _full(exc, budget)
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=d)
+                    written = None
+                if written is None:
+                    drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                else:
+                    counts["bytes"] += written
+                    counts["files"] += 1
             elif stat.S_ISLNK(info.st_mode):
-                os.symlink(os.readlink(name, dir_fd=s), name, dir_fd=d)
+                if not budget.take(0):
+                    drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                    continue
+                try:
+                    os.symlink(os.readlink(name, dir_fd=s), name, dir_fd=d)
+                except OSError as exc:
+                    _full(exc, budget)
+                    drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                    continue
                 os.chown(name, uid, gid, dir_fd=d, follow_symlinks=False)
                 counts["links"] += 1
             elif stat.S_ISDIR(info.st_mode) and len(stack) < MAX_COPY_DEPTH:
-                os.mkdir(name, 0o700, dir_fd=d)
+                if not budget.take(0):
+                    drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                    continue
+                try:
+                    os.mkdir(name, 0o700, dir_fd=d)
+                except OSError as exc:
+                    _full(exc, budget)
+                    drop(prefix + name, f"over the workspace quota ({budget.exceeded})")
+                    continue
                 child_s = os.open(name, DIR_FLAGS, dir_fd=s)
                 child_d = os.open(name, DIR_FLAGS, dir_fd=d)
                 os.fchown(child_d, uid, gid)
@@ -163,34 +263,57 @@ def copy_tree_fd(src_fd: int, dst_fd: int, uid: int, gid: int) -> dict[str, Any]
                               prefix + name + "/"))
                 counts["dirs"] += 1
             else:
-                counts["dropped"] += 1
-                if len(refused) < MAX_REFUSED_NAMES:
-                    what = (f"a directory deeper than {MAX_COPY_DEPTH} levels"
-                            if stat.S_ISDIR(info.st_mode) else special_kind(info.st_mode))
-                    refused.append([shorten_path(prefix + name), what])
+                drop(prefix + name, f"a directory deeper than {MAX_COPY_DEPTH} levels"
+                     if stat.S_ISDIR(info.st_mode) else special_kind(info.st_mode))
     finally:
         for s, d, _, _ in stack:
             os.close(s)
             os.close(d)
     counts["refused"] = refused
+    counts["quota"] = budget.exceeded
     return counts
 
 
-def _copy_file_fd(src_dir: int, dst_dir: int, name: str, mode: int, uid: int, gid: int) -> int:
+def _full(exc: OSError, budget: Budget) -> None:
+    """A destination refusing an entry as full ends the copy like the budget; any other error
+    is the copy's own and is raised."""
+    if exc.errno not in _FULL_ERRNOS:
+        raise exc
+    budget.exceeded = budget.exceeded or f"the destination is full: {exc.strerror}"
+
+
+def _copy_file_fd(src_dir: int, dst_dir: int, name: str, mode: int, uid: int, gid: int,
+                  budget: Budget) -> int | None:
+    """Copy one regular file's data segments (holes stay holes); None when its data does not
+    fit the budget (nothing is created then)."""
     fi = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=src_dir)
     try:
-        if not stat.S_ISREG(os.fstat(fi).st_mode):
+        info = os.fstat(fi)
+        if not stat.S_ISREG(info.st_mode):
             return 0
+        extents = data_extents(fi, info.st_size)
+        data = sum(length for _, length in extents)
+        if not budget.take(-(-data // _PAGE) * _PAGE):
+            return None
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fo = os.open(name, flags, 0o600, dir_fd=dst_dir)
         try:
             os.fchown(fo, uid, gid)
             total = 0
-            while chunk := os.read(fi, 1 << 20):
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fo, view):]
-                total += len(chunk)
+            for offset, length in extents:
+                done = 0
+                while done < length:  # the charge caps what is written, whatever the file does
+                    chunk = os.pread(fi, min(1 << 20, length - done), offset + done)
+                    if not chunk:
+                        break
+                    view = memoryview(chunk)
+                    at = offset + done
+                    while view:
+                        n = os.pwrite(fo, view, at)
+                        view, at = view[n:], at + n
+                    done += len(chunk)
+                total += done
+            os.ftruncate(fo, info.st_size)  # a trailing hole stays a hole
             os.fchmod(fo, mode)
             return total
         finally:

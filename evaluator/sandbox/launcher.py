@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluator.sandbox.channel import CHANNEL_IN_FD, CHANNEL_OUT_FD, Relay, process_cpu_seconds
-from evaluator.sandbox.fdtree import clear_dir_fd, copy_tree_fd
+from evaluator.sandbox.fdtree import Budget, clear_dir_fd, copy_tree_fd
+from evaluator.sandbox.syscalls import build_filter, load_binding
 
 # The `-c` program that loads this module in PID 1 (then `main(sys.argv[2:])`): argv[1] is the
 # directory that holds `evaluator/`.
@@ -70,6 +71,9 @@ _PTRACE_SEIZE = 0x4206
 _PTRACE_O_TRACEEXIT = 0x40
 _PTRACE_EVENT_EXIT = 6
 _PTRACE_EVENT_STOP = 128
+_CLONE_NEWCGROUP = 0x02000000
+# What held besides the namespaces, for the run's record (filled while PID 1 sets up)
+HARDENING: dict[str, Any] = {}
 _PIVOT_ROOT_SYSCALL = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
 
@@ -80,6 +84,9 @@ def main(args: Sequence[str]) -> None:
     with os.fdopen(status_fd, "w") as status:
         copy_out = None
         try:
+            if config.get("seccomp"):  # loaded before the pivot: the binding is a host file
+                config["filter"], HARDENING["seccomp"] = build_filter(
+                    load_binding(config["seccomp"]))
             if config["isolate"]:
                 copy_out = _build_root(config["root"], config["layout"])
             if config["isolate"]:  # own UTS namespace: the host's name stays outside
@@ -90,6 +97,12 @@ def main(args: Sequence[str]) -> None:
         except Exception as exc:  # report and stop: never run a half-built sandbox
             status.write(json.dumps({"setup_error": f"{type(exc).__name__}: {exc}"}))
             return
+        copy_in = (copy_out or {}).get("copy_in") or {}
+        if copy_out is not None and copy_in.get("quota"):  # it does not fit: nothing runs,
+            # and the host directory is left as it is (a partial copy back would lose the rest)
+            os.close(copy_out["host_fd"])
+            status.write(json.dumps({"quota_in": copy_in}))
+            return
         outcome = _supervise(config, alive_fd)
         orphans = _reap_descendants()
         outcome["orphan_maxrss"] = max(outcome.get("orphan_maxrss", 0), orphans)
@@ -98,6 +111,9 @@ def main(args: Sequence[str]) -> None:
                 outcome["workspace"] = _workspace_out(copy_out)
             except Exception as exc:  # noqa: BLE001 - reported to the judge as a setup error
                 outcome["setup_error"] = f"copying the workspace back failed: {exc}"
+            else:
+                outcome["workspace"]["copy_in"] = copy_in
+        outcome["hardening"] = HARDENING
         status.write(json.dumps(outcome))
 
 
@@ -157,7 +173,7 @@ def _build_root(root: str, layout: list[dict[str, Any]]) -> dict[str, Any] | Non
             _mount("empty", dst, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_RDONLY, "size=4096")
         elif kind == "proc":
             os.makedirs(dst, mode=0o555, exist_ok=True)
-            _mount("proc", dst, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+            _mount_proc(dst)
         else:
             raise ValueError(f"unknown layout op {kind!r}")
     _pivot(root)
@@ -165,29 +181,47 @@ def _build_root(root: str, layout: list[dict[str, Any]]) -> dict[str, Any] | Non
     return copy_out
 
 
+def _mount_proc(dst: str) -> None:
+    """The run's own /proc, where the kernel allows with `hidepid=invisible` (Linux >= 5.8;
+    `hidepid=2` before): the workload sees only its own uid's processes, not PID 1 (whose
+    command line names the judge's interpreter and repository) nor any other root process."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for option in ("hidepid=invisible", "hidepid=2"):
+        try:
+            _mount("proc", dst, "proc", flags, option)
+        except OSError:
+            continue
+        HARDENING["proc"] = option
+        return
+    _mount("proc", dst, "proc", flags, None)
+    HARDENING["proc"] = "plain (the kernel refused hidepid)"
+
+
 def _workspace_in(op: dict[str, Any], dst: str) -> dict[str, Any]:
     """Mount the size- and inode-capped tmpfs at the workspace path and copy the host
-    workspace into it (owned by the run's uid). The host directory stays open, for the copy
-    back once every process of the run is dead."""
+    workspace into it (owned by the run's uid), charging the quota as it goes. The host
+    directory stays open, for the copy back once every process of the run is dead.
+
+    What does not fit is not a setup error: it is what an earlier run (or the caller) left,
+    and the report says so (`copy_in`); `main` then starts nothing and the run ends `quota`."""
     os.makedirs(dst, mode=0o755, exist_ok=True)
     _mount("workspace", dst, "tmpfs", _MS_NOSUID | _MS_NODEV, op["options"])
     host = os.open(op["src"], _DIR_OPEN)
     inner = os.open(dst, _DIR_OPEN)
     try:
         os.fchown(inner, op["uid"], op["uid"])
-        try:
-            copy_tree_fd(host, inner, op["uid"], op["uid"])
-        except OSError as exc:
-            raise SandboxError(f"the workspace {op['src']} does not fit its quota "
-                               f"({op['options']}): {exc}") from exc
+        counts = copy_tree_fd(host, inner, op["uid"], op["uid"], Budget(*op["quota"]))
     finally:
         os.close(inner)
-    return {"host_fd": host, "path": op["dst"], "owner": op["owner"]}
+    return {"host_fd": host, "path": op["dst"], "owner": op["owner"], "quota": op["quota"],
+            "copy_in": {k: counts[k] for k in ("dropped", "refused", "quota")}}
 
 
 def _workspace_out(copy_out: dict[str, Any]) -> dict[str, Any]:
     """Copy the run's workspace back over the host directory (as its owner, following
-    nothing, special files dropped) and report the quota's use."""
+    nothing, special files dropped, holes kept, each name charged) and report the quota's use.
+    The copy writes at most the quota on the host: what does not fit is dropped and named,
+    and the run ends `quota`."""
     inner = os.open(copy_out["path"], _DIR_OPEN)
     host = copy_out["host_fd"]
     try:
@@ -200,9 +234,10 @@ def _workspace_out(copy_out: dict[str, Any]) -> dict[str, Any]:
         }
         clear_dir_fd(host)
         uid, gid = copy_out["owner"]
-        counts = copy_tree_fd(inner, host, uid, gid)
+        counts = copy_tree_fd(inner, host, uid, gid, Budget(*copy_out["quota"]))
         report["dropped"] = counts["dropped"]
         report["refused"] = counts["refused"]
+        report["quota"] = counts["quota"]
         return report
     finally:
         os.close(inner)
@@ -258,9 +293,12 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
         out_r, out_w = os.pipe()  # workload -> PID 1 (its fd 4)
         config["channel"] = [in_r, out_w]
     cpus = max(1, len(os.sched_getaffinity(0)))  # how fast a CPU clock runs per wall second
+    report_r, config["report"] = os.pipe()  # the child's own account, until its exec
     pid = os.fork()
     if pid == 0:
         _exec_workload(config)
+    os.close(config["report"])
+    HARDENING.update(_child_report(report_r))
     # Traced for one event only: the stop just before exit, where the kernel still shows the
     # workload's peak RSS (gone once it is a zombie). Signals pass through.
     libc = _libc()
@@ -271,8 +309,11 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     if relay_fds:
         os.close(in_r)
         os.close(out_w)
+        def sweep() -> None:
+            _kill_all_but(pid)
+
         relay = Relay(relay_fds[0], relay_fds[1], in_w, out_r, pid, int(config["line_bytes"]),
-                      cpus)
+                      cpus, between_frames=sweep if os.getpid() == 1 else None)
     if "cgroup_procs" in config:
         os.close(config["cgroup_procs"])
     null = os.open("/dev/null", os.O_RDWR)
@@ -312,6 +353,20 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     finally:
         if relay is not None:  # the frame in flight (if any) ends with E and these figures
             relay.finish(figures.get("workload_cpu"), figures.get("workload_hwm"))
+
+
+def _child_report(fd: int) -> dict[str, Any]:
+    """What the forked child put in force before its exec (it writes this, then execs, which
+    closes the pipe): still PID 1's own code, so it is believed."""
+    data = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(fd, 4096):
+            data += chunk
+    os.close(fd)
+    try:
+        return dict(json.loads(data))
+    except ValueError:  # the child failed before its report (it exits 127 and says why)
+        return {}
 
 
 def _reap(libc: ctypes.CDLL, pid: int, figures: dict[str, Any]) -> dict[str, Any] | None:
@@ -417,6 +472,44 @@ def _reap_descendants() -> int:
         peak = max(peak, usage.ru_maxrss * 1024)
 
 
+def _kill_all_but(keep: int) -> int:
+    """Kill every process of the namespace except PID 1 and `keep` (the workload), until none
+    is left alive; return how many were killed. Run by PID 1 after each answered frame.
+
+    Why here and not in the worker: the worker runs inside the candidate's interpreter, which
+    can replace `os.kill` (a `setsid` helper then survived every case, working on the next
+    cases' inputs). PID 1 is out of its reach. Killed processes stay zombies until their
+    parent reaps them (the workload's own children) or PID 1's loop does (orphans)."""
+    killed = 0
+    for _ in range(1000):  # a process may fork while the last kill lands; bounded by NPROC
+        alive = _namespace_pids(skip=(1, keep))
+        if not alive:
+            break
+        for other in alive:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(other, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.001)
+    return killed
+
+
+def _namespace_pids(skip: tuple[int, ...]) -> list[int]:
+    """Processes of this PID namespace that are not yet dead (zombies and dying ones left out),
+    but those in `skip` (not even looked at: this runs after every frame)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in skip:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X", b"x"):
+            pids.append(int(entry))
+    return pids
+
+
 def _children() -> list[int]:
     """Direct children of this process, from /proc (no CONFIG_PROC_CHILDREN needed)."""
     me, kids = os.getpid(), []
@@ -433,6 +526,50 @@ def _children() -> list[int]:
     return kids
 
 
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_LANDLOCK_ACCESS_FS_WRITE_FILE = 1 << 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_O_PATH = 0o10000000
+
+
+def _landlock(writable: list[str]) -> str:
+    """Let the workload open files for writing only beneath `writable` (Landlock, Linux >=
+    5.13; the numbers are the same on every architecture). "" when the kernel has none.
+
+    Why, when everything else is read-only anyway: procfs. A process may write its own
+    /proc/<pid>/clear_refs (and every thread's /proc/<pid>/task/<tid>/clear_refs), and "5"
+    there resets the peak RSS (VmHWM, and the ru_maxrss wait4 reports) that PID 1 records;
+    a solution could use 300 MB and then have 10 MB recorded. No mount can cover the files of
+    threads that do not exist yet; Landlock refuses the open itself."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return ""
+    attr = ctypes.c_uint64(_LANDLOCK_ACCESS_FS_WRITE_FILE)
+    ruleset = libc.syscall(_LANDLOCK_CREATE_RULESET, ctypes.byref(attr),
+                           ctypes.c_size_t(8), ctypes.c_uint32(0))
+    _check(0 if ruleset >= 0 else -1, "landlock_create_ruleset")
+
+    class _Beneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+    try:
+        for path in writable:
+            fd = os.open(path, _O_PATH | os.O_CLOEXEC)
+            try:
+                rule = _Beneath(_LANDLOCK_ACCESS_FS_WRITE_FILE, fd)
+                _check(libc.syscall(_LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH,
+                                    ctypes.byref(rule), 0), f"landlock_add_rule {path}")
+            finally:
+                os.close(fd)
+        _check(libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return f"ABI {abi}: files opened for writing only in the workspace, /tmp and /dev"
+
+
 def _exec_workload(config: dict[str, Any]) -> None:
     """In the forked child: limits, drop privileges, exec. Never returns."""
     argv = config["argv"]
@@ -443,6 +580,9 @@ def _exec_workload(config: dict[str, Any]) -> None:
         os.chdir(config["cwd"])
         if "cgroup_procs" in config:  # into the run's own cgroup, while still root
             os.write(config["cgroup_procs"], b"0")
+        # its own cgroup namespace, rooted at the cgroup it is in: /proc/self/cgroup reads
+        # "0::/", not the host's path (unprivileged, this fails and says so in the report)
+        cgroup_ns = config["isolate"] and _libc().unshare(_CLONE_NEWCGROUP) == 0
         for name, (soft, hard) in config["rlimits"].items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
         uid = config["uid"]
@@ -451,6 +591,13 @@ def _exec_workload(config: dict[str, Any]) -> None:
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        landlock = _landlock([config["cwd"], "/tmp", "/dev"]) if config["isolate"] else ""  # noqa: S108
+        if config.get("filter") is not None:  # last: every call above is PID 1's, not its
+            config["filter"].load()
+        report = {"cgroup_namespace": bool(cgroup_ns), "landlock": landlock,
+                  "seccomp_loaded": config.get("filter") is not None}
+        os.write(config["report"], json.dumps(report).encode())
+        os.close(config["report"])
         keep = 3
         if "channel" in config:  # judge -> workload at fd 3, workload -> judge at fd 4
             copies = [os.dup(fd) for fd in config["channel"]]

@@ -121,6 +121,7 @@ def layout(
             binds.setdefault(dst, (str(real), False))
     binds[str(workspace)] = (str(workspace), True)
     quota = limits.workspace_bytes is not None and limits.workspace_inodes is not None
+    inodes = (limits.workspace_inodes or 1) - 1
     covered = [str(Path("/") / n) for n in _SYSTEM_DIRS]
     for dst in sorted(binds, key=lambda p: (p.count("/"), p)):  # parents before children
         src, rw = binds[dst]
@@ -128,6 +129,8 @@ def layout(
             continue
         if rw and quota:
             ops.append({"op": "workspace", "src": src, "dst": dst, "uid": uid,
+                        # entries a copy may create: the tmpfs's root takes one inode
+                        "quota": [limits.workspace_bytes, inodes],
                         "options": f"mode=0755,size={limits.workspace_bytes},"
                                    f"nr_inodes={limits.workspace_inodes}"})
             continue

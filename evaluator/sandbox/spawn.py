@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import math
 import os
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.sandbox import fs as sandbox_fs
-from evaluator.sandbox import launcher
+from evaluator.sandbox import launcher, syscalls
 from evaluator.sandbox.cgroup import RunCgroup, run_cgroup
 from evaluator.sandbox.channel import Channel, ChannelClosed
 from evaluator.sandbox.rootfs import layout
@@ -94,7 +95,9 @@ def execute(
     channel_line_bytes: int = 1 << 20,
 ) -> SandboxResult:
     isolated = isolation.mechanism == FULL_MECHANISM
+    binding, _ = seccomp_binding()
     config: dict[str, Any] = {
+        "seccomp": binding,
         "argv": argv,
         "env": sandbox_env(workspace, env),
         "cwd": str(workspace),
@@ -132,6 +135,27 @@ def execute(
             return _spawn_and_wait(config, limits, stdin, isolation, channel, cgroup)
         finally:
             _chown_tree(workspace, *owner_ids)
+
+
+@functools.cache
+def seccomp_binding() -> tuple[str | None, str]:
+    """libseccomp's Python binding for PID 1 (found once), or None and why not."""
+    return syscalls.locate_binding()
+
+
+def hardening(status: dict[str, Any]) -> dict[str, Any]:
+    """What held besides the namespaces in this run, from PID 1's report (its own setup and
+    its child's account before the exec): the system-call filter, the cgroup namespace and
+    how /proc was mounted. A run without PID 1's report claims nothing."""
+    held = status.get("hardening") or {}
+    seccomp = held.get("seccomp")
+    if seccomp and held.get("seccomp_loaded"):
+        filter_text = (f"libseccomp: {len(seccomp['denied'])} calls denied (EPERM), clone "
+                       f"with namespace flags denied, clone3 ENOSYS")
+    else:
+        filter_text = "none" + (f" ({seccomp_binding()[1]})" if seccomp_binding()[1] else "")
+    return {"seccomp": filter_text, "cgroup_namespace": bool(held.get("cgroup_namespace")),
+            "proc": held.get("proc", "none"), "landlock": held.get("landlock") or "none"}
 
 
 def _rlimits(limits: Limits, *, cgroup: bool) -> dict[str, list[int]]:
@@ -318,20 +342,40 @@ def _spawn_and_wait(
     peak = max(own) if any(own) else None
     mechanism = MEMORY_CGROUP if cgroup is not None else MEMORY_RLIMIT
     reason, returncode = _classify(timed_out, status, proc.returncode, peak, limits)
-    if stopped and not timed_out and reason != "cpu":
+    if stopped and not timed_out and reason not in ("cpu", "quota"):
         reason = "stopped"
+    workspace, note = _workspace_report(status)
     return SandboxResult(
         exit_reason=reason,
         returncode=returncode,
         stdout_tail=out.text(),
-        stderr_tail=err.text(),
+        stderr_tail=err.text() + note,
         wall_seconds=wall,
         cpu_seconds=cpu,
         peak_rss_bytes=peak,
         isolation=isolation,
         memory_mechanism=mechanism,
-        workspace=status.get("workspace"),
+        workspace=workspace,
+        hardening=hardening(status),
     )
+
+
+def _workspace_report(status: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The result's `workspace` report, and a line for stderr when the quota stopped a copy
+    (the program never saw that line's cause: it is the sandbox's own account)."""
+    if status.get("quota_in"):
+        copy_in = status["quota_in"]
+        report = {"bytes": None, "inodes": None, "full": True, "dropped": copy_in["dropped"],
+                  "refused": copy_in["refused"], "quota": copy_in["quota"],
+                  "copy_in": copy_in}
+        return report, (f"\nsandbox: the workspace does not fit its quota ({copy_in['quota']}): "
+                        f"{copy_in['dropped']} entries were not copied in and the program was "
+                        "not started\n")
+    kept: dict[str, Any] | None = status.get("workspace")
+    if kept and kept.get("quota"):
+        return kept, (f"\nsandbox: what the run left does not fit the workspace quota "
+                      f"({kept['quota']}): {kept['dropped']} entries were not kept\n")
+    return kept, ""
 
 
 def _converse(
@@ -495,6 +539,8 @@ def _classify(
     reported and PID 1 measured (wait status, the exact CPU clock, peak RSS, cgroup events),
     never from the program's output or its own signals: printing "MemoryError", raising it,
     reserving address space it never uses or sending itself SIGXCPU proves nothing."""
+    if status.get("quota_in"):  # the workspace did not fit its quota: nothing was started
+        return "quota", None
     if timed_out or status.get("timeout"):
         return "timeout", None
     if "signal" in status:
@@ -507,8 +553,9 @@ def _classify(
         return "cpu", code
     if status.get("stopped"):  # the judge (or PID 1 relaying its frames) ended the run
         return "stopped", code
-    if (status.get("workspace") or {}).get("full"):  # writes failed with ENOSPC, whatever next
-        return "quota", code
+    ws = status.get("workspace") or {}
+    if ws.get("full") or ws.get("quota"):  # writes failed with ENOSPC, whatever came next, or
+        return "quota", code  # what it left did not fit the quota on the way back
     if code == 0:
         return "ok", 0
     sig = -code if code is not None and code < 0 else None

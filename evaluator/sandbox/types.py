@@ -117,6 +117,9 @@ class SandboxResult:
     # the end (bytes, inodes, full, dropped, refused: special files not copied back)
     memory_mechanism: str = MEMORY_MECHANISM
     workspace: dict[str, Any] | None = None
+    # what held besides the namespaces: the system-call filter ("libseccomp: ..." or "none
+    # (why)"), the workload's own cgroup namespace, how /proc was mounted ("hidepid=...")
+    hardening: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

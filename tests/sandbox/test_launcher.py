@@ -22,7 +22,7 @@ SANDBOX = Path(launcher.__file__).resolve().parent
 REPO = SANDBOX.parents[1]
 # The launcher's own modules: what it may import besides the standard library.
 PID1_MODULES = ("evaluator.sandbox.launcher", "evaluator.sandbox.channel",
-                "evaluator.sandbox.fdtree")
+                "evaluator.sandbox.fdtree", "evaluator.sandbox.syscalls")
 
 
 def foreign_imports(source: str) -> list[str]:
