@@ -77,7 +77,7 @@ class CheckerProcess:
         t0 = time.monotonic()
         try:
             _send(self._to, request)
-            reply = self._receive(cpu0, t0)
+            reply = self._receive(cpu0, t0, sandbox.process_wait_seconds(self.pid) or 0.0)
         except OSError as exc:  # the child died (e.g. out of memory): the judge's limit too
             self.close()
             raise CheckerOverBudget(
@@ -91,7 +91,7 @@ class CheckerProcess:
                 "accepted nor rejected (the judge's limit)")
         return ok, reason
 
-    def _receive(self, cpu0: float, t0: float) -> bytes:
+    def _receive(self, cpu0: float, t0: float, wait0: float) -> bytes:
         buf = bytearray()
         need = _HEADER.size
         header_done = False
@@ -111,7 +111,11 @@ class CheckerProcess:
                 continue
             used = (sandbox.process_cpu_seconds(self.pid or 0) or cpu0) - cpu0
             wall = time.monotonic() - t0
-            if used > self.cpu_seconds or wall > self.wall_seconds:
+            waited = (sandbox.process_wait_seconds(self.pid or 0) or wait0) - wait0
+            # the wall backstop counts the checker's time, not the time a busy machine kept it
+            # waiting for a CPU (the kernel's run-queue delay, credited up to a cap)
+            charged = sandbox.credited_wall(wall, waited, self.wall_seconds)
+            if used > self.cpu_seconds or charged > self.wall_seconds:
                 self.close()
                 raise CheckerOverBudget(
                     f"the checker was stopped after {used:.2f} s CPU / {wall:.2f} s wall on "

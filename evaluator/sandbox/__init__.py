@@ -29,7 +29,9 @@ from evaluator.sandbox.channel import (
     Channel,
     ChannelClosed,
     Reply,
+    credited_wall,
     process_cpu_seconds,
+    process_wait_seconds,
 )
 from evaluator.sandbox.detect import detect_isolation
 from evaluator.sandbox.fs import UnsafeTree, remove_tree, scrub_tree, write_file
@@ -78,6 +80,8 @@ __all__ = [
     "memory_limit_reached",
     "prepare_workspace",
     "process_cpu_seconds",
+    "process_wait_seconds",
+    "credited_wall",
     "python_paths",
     "remove_tree",
     "run",

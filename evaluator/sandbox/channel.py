@@ -65,6 +65,32 @@ def process_cpu_seconds(pid: int) -> float | None:
         return None
 
 
+# A wall allowance is for code that sleeps or blocks, not for a machine too busy to run it: the
+# time the kernel kept the workload waiting for a CPU is credited back, up to this many times the
+# allowance (so a run holds its slot at most 1 + this many times its wall limit, however loaded;
+# the waiting a program can cause itself, with threads of its own, costs CPU its CPU limit counts).
+WAIT_CREDIT_FACTOR = 10.0
+
+
+def process_wait_seconds(pid: int) -> float | None:
+    """Seconds `pid`'s main thread spent runnable but waiting for a CPU (the kernel's run-queue
+    delay, /proc/PID/schedstat); None when unreadable (process gone, or no schedstat).
+
+    Measured from outside: a process cannot lower it, and raising it (by keeping its own other
+    threads busy) costs CPU time its CPU limit counts; the credit is capped besides."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def credited_wall(elapsed: float, waited: float, allowance: float) -> float:
+    """Wall seconds charged to a workload: `elapsed` minus the time it waited for a CPU, that
+    credit capped at WAIT_CREDIT_FACTOR x `allowance`."""
+    return elapsed - min(max(0.0, waited), WAIT_CREDIT_FACTOR * allowance)
+
+
 def _hwm(status: bytes, field: bytes = b"VmHWM:") -> int | None:
     at = status.find(field)
     if at < 0:
@@ -188,6 +214,7 @@ class Relay:
         self.wout_open = True
         # the frame in flight: notice, CPU and wall allowance, wall and CPU clock at its start
         self.current: tuple[float, float, float, float, float] | None = None
+        self.wait0 = 0.0  # the workload's run-queue wait when the frame started
         self.noticed = False
         self.ended: str | None = None  # the kind that ended the relay (not R)
         self.input_closed_at: float | None = None
@@ -214,7 +241,7 @@ class Relay:
             used = (process_cpu_seconds(self.pid) or cpu0) - cpu0
             nxt = cpu_allowed if self.noticed else min(notice, cpu_allowed)
             # the CPU clock cannot pass the next threshold before we look again
-            until = min((nxt - used) / self.cpus, t0 + wall_allowed - time.monotonic())
+            until = min((nxt - used) / self.cpus, wall_allowed - self._charged(t0, wall_allowed))
             return min(POLL_SECONDS, max(0.002, until))
         if self.input_closed_at is not None:
             return max(0.0, self.input_closed_at + CLOSE_GRACE_SECONDS - time.monotonic())
@@ -348,7 +375,7 @@ class Relay:
             return
         notice, cpu_allowed, wall_allowed, t0, cpu0 = self.current
         self._sample()
-        if time.monotonic() - t0 > wall_allowed:
+        if self._charged(t0, wall_allowed) > wall_allowed:
             self._reply("W")
             return
         used = (process_cpu_seconds(self.pid) or cpu0) - cpu0
@@ -378,6 +405,7 @@ class Relay:
         self._reset_peak()
         self.sampled = 0
         self.noticed = False
+        self.wait0 = process_wait_seconds(self.pid) or 0.0
         self.current = (notice, cpu_allowed, wall_allowed, time.monotonic(),
                         process_cpu_seconds(self.pid) or 0.0)
         if payload:
@@ -421,6 +449,11 @@ class Relay:
         if self._clear >= 0:
             with contextlib.suppress(OSError):
                 os.write(self._clear, b"5")
+
+    def _charged(self, t0: float, wall_allowed: float) -> float:
+        """The frame's wall time less what the workload spent waiting for a CPU (capped)."""
+        waited = (process_wait_seconds(self.pid) or self.wait0) - self.wait0
+        return credited_wall(time.monotonic() - t0, waited, wall_allowed)
 
     def _sample(self) -> None:
         """Read the workload's current RSS (which no process can reset, unlike its peak)."""

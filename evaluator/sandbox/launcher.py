@@ -32,7 +32,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from evaluator.sandbox.channel import CHANNEL_IN_FD, CHANNEL_OUT_FD, Relay, process_cpu_seconds
+from evaluator.sandbox.channel import (
+    CHANNEL_IN_FD,
+    CHANNEL_OUT_FD,
+    Relay,
+    credited_wall,
+    process_cpu_seconds,
+    process_wait_seconds,
+)
 from evaluator.sandbox.fdtree import Budget, clear_dir_fd, copy_tree_fd
 from evaluator.sandbox.syscalls import build_filter, load_binding
 
@@ -319,7 +326,12 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):  # the workload tree alone holds the output pipes now
         os.dup2(null, fd)
-    deadline = time.monotonic() + float(config["deadline"])
+    # The wall limit, enforced here on the workload's own clock: time the kernel kept it waiting
+    # for a CPU is credited back (capped), so a busy machine does not turn a correct program into
+    # a timeout; the judge's own deadline, WAIT_CREDIT_FACTOR times longer, is the backstop.
+    allowance = float(config["deadline"])
+    started = time.monotonic()
+    wait0 = process_wait_seconds(pid) or 0.0
     cpu_limit = config.get("cpu_limit")
     try:
         while True:
@@ -330,7 +342,9 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
                 used = process_cpu_seconds(pid) or 0.0
                 if used >= cpu_limit:
                     return _stop(libc, pid, {"cpu_limit": True}, figures)
-            remaining = deadline - time.monotonic()
+            waited = (process_wait_seconds(pid) or wait0) - wait0
+            figures["queue_wait"] = round(max(0.0, waited), 6)
+            remaining = allowance - credited_wall(time.monotonic() - started, waited, allowance)
             if remaining <= 0:
                 return _stop(libc, pid, {"timeout": True}, figures)
             wait = remaining

@@ -32,7 +32,7 @@ from typing import Any
 from evaluator.sandbox import fs as sandbox_fs
 from evaluator.sandbox import launcher, syscalls
 from evaluator.sandbox.cgroup import RunCgroup, run_cgroup
-from evaluator.sandbox.channel import Channel, ChannelClosed
+from evaluator.sandbox.channel import WAIT_CREDIT_FACTOR, Channel, ChannelClosed
 from evaluator.sandbox.rootfs import layout
 from evaluator.sandbox.types import (
     FULL_MECHANISM,
@@ -50,7 +50,7 @@ from evaluator.sandbox.types import (
 UID_BASE = 1_100_000
 UID_SLOTS = 1024
 
-# PID 1 of the sandbox gives up this long after the judge's own deadline (judge gone, or stuck).
+# Setup time (namespaces, copy-in) the judge's backstop allows beyond PID 1's latest stop.
 _INIT_GRACE_SECONDS = 5.0
 # After a timeout, how long PID 1 gets to stop the tree before the judge SIGKILLs the group.
 _STOP_SECONDS = 30.0  # PID 1 also copies the workspace back (up to its quota) before exiting
@@ -101,7 +101,7 @@ def execute(
         "argv": argv,
         "env": sandbox_env(workspace, env),
         "cwd": str(workspace),
-        "deadline": limits.wall_seconds + _INIT_GRACE_SECONDS,
+        "deadline": limits.wall_seconds,  # PID 1's wall limit (waiting for a CPU credited)
         "cpu_limit": limits.cpu_seconds,
         "isolate": isolated,
         "uid": None,
@@ -298,7 +298,11 @@ def _spawn_and_wait(
         os.close(cfg_w)
         cfg_w = -1
         out, err = _Tail(limits.output_bytes), _Tail(limits.output_bytes)
-        deadline = start + limits.wall_seconds
+        # the backstop: PID 1 enforces the wall limit itself, crediting the time the workload
+        # waited for a CPU (at most WAIT_CREDIT_FACTOR x the limit); past that, or if PID 1 is
+        # stuck, the judge stops the run
+        deadline = (start + limits.wall_seconds * (1 + WAIT_CREDIT_FACTOR)
+                    + _INIT_GRACE_SECONDS)
         if channel is None:
             timed_out = _pump(proc, pidfd, stdin, out, err, deadline)
         else:
