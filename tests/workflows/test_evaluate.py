@@ -1,0 +1,122 @@
+"""evaluate.yml on act: an accepted and a rejected submission, from the event to the answer.
+
+What a maintainer checks after a run: the ledger commit on origin and its message, the bot's
+comment, the label, the closed PR, and that the artifact between the jobs holds no key
+material. The keyed job runs on its own first (a secret file with the key and a read-only
+token): it must succeed while writing nothing. act gives every job of a run the same token
+(tests/helpers/act.py says where act differs from GitHub), so that is how the split shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evaluator.ci.comment import MARKER_PREFIX
+from tests.helpers.act import ActRun
+from tests.helpers.arena import shared_keypair
+from tests.helpers.fake_github import READ_TOKEN, WRITE_TOKEN, FakeGitHub
+from tests.workflows.helpers import Bed, assert_no_key_material
+
+
+@pytest.fixture(scope="module")
+def bed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
+    with FakeGitHub() as fake:
+        yield Bed.build(tmp_path_factory.mktemp("act-evaluate"), shared_keypair(), fake)
+
+
+@pytest.fixture(scope="module")
+def scored(bed: Bed) -> ActRun:
+    """PR #7 (accepted) through the keyed job alone: key + read-only token."""
+    bed.fake.open_pr(7, "Alice", bed.arena.files("toy-nodes", "Alice", wrong=2))
+    return bed.run("evaluate.yml", "pull_request_target", bed.pr_event(7), bed.keyed(),
+                   job="score")
+
+
+@pytest.fixture(scope="module")
+def accepted(bed: Bed, scored: ActRun) -> ActRun:
+    """PR #7 again, the whole workflow (score, then publish)."""
+    return bed.run("evaluate.yml", "pull_request_target", bed.pr_event(7),
+                   {**bed.keyed(), **bed.keyless()})
+
+
+def test_keyed_job_scores_with_a_read_only_token(bed: Bed, scored: ActRun) -> None:
+    assert scored.jobs == {"score": "succeeded"}, scored.log[-3000:]
+    assert [w for w in bed.fake.writes() if w[2] == READ_TOKEN] == []
+    assert bed.fake.pushes == []
+    [verdict] = scored.artifacts.rglob("result.json*")
+    assert_no_key_material(verdict, bed)
+
+
+def test_accepted_pr_is_recorded_answered_and_closed(bed: Bed, accepted: ActRun) -> None:
+    assert accepted.jobs == {"score": "succeeded", "publish": "succeeded"}, accepted.log[-3000:]
+    rows = bed.arena.rows()
+    assert [(r["participant"], r["pr"], r["slug"]) for r in rows] == [("alice", 7, "toy-nodes")]
+    message = bed.head_message()
+    assert "#7" in message and "alice" in message.lower(), message
+    assert bed.fake.pushes == [WRITE_TOKEN]  # pushed over smart HTTP, with the job's token
+    [answer] = bed.fake.bot_comments(7)
+    assert MARKER_PREFIX in answer and "0.9000" in answer
+    assert bed.fake.labels[7] == ["gnncb: accepted"]
+    assert bed.fake.pulls[7]["state"] == "closed"
+    for verdict in accepted.artifacts.rglob("*"):
+        if verdict.is_file():
+            assert_no_key_material(verdict, bed)
+
+
+def test_rejected_pr_is_answered_and_closed_without_a_row(bed: Bed, accepted: ActRun) -> None:
+    before = bed.arena.head()
+    bed.fake.open_pr(8, "carol", bed.arena.files("toy-nodes", "carol", folder_login="dave"))
+    run = bed.run("evaluate.yml", "pull_request_target", bed.pr_event(8),
+                  {**bed.keyed(), **bed.keyless()})
+    assert run.jobs == {"score": "succeeded", "publish": "succeeded"}, run.log[-3000:]
+    assert [r["pr"] for r in bed.arena.rows()] == [7]
+    assert bed.fake.labels[8] == ["gnncb: rejected"]
+    assert bed.fake.pulls[8]["state"] == "closed"
+    [answer] = bed.fake.bot_comments(8)
+    assert MARKER_PREFIX in answer
+    assert bed.arena.head() == before  # nothing recorded for a rejection
+
+
+def test_time_from_event_to_answer_is_reported(accepted: ActRun, scored: ActRun,
+                                               record_property) -> None:
+    """The act time per step (install vs work), kept in the test report for the closing note."""
+    steps = accepted.step_seconds()
+    assert any("pip install" in name for name in steps), steps
+    record_property("act_seconds", round(accepted.seconds, 1))
+    record_property("steps", json.dumps(steps))
+    Path(accepted.artifacts.parent / "timing.json").write_text(json.dumps(steps, indent=1))
+
+
+def site_files(run: ActRun, into: Path) -> dict[str, str]:
+    """The pages artifact (a tar inside the artifact server's zip) unpacked: path -> text."""
+    import tarfile
+    import zipfile
+
+    [stored] = [p for p in run.artifacts.rglob("*") if p.is_file() and "github-pages" in str(p)]
+    into.mkdir()
+    if zipfile.is_zipfile(stored):
+        with zipfile.ZipFile(stored) as archive:
+            archive.extractall(into)
+        [tar] = list(into.rglob("*.tar"))
+    else:
+        tar = stored
+    with tarfile.open(tar) as archive:
+        archive.extractall(into / "site", filter="data")
+    return {str(p.relative_to(into / "site")): p.read_text(errors="replace")
+            for p in (into / "site").rglob("*.html")}
+
+
+def test_pages_build_after_the_accepted_pr_shows_its_row(bed: Bed, accepted: ActRun,
+                                                         tmp_path: Path) -> None:
+    """pages.yml's build job as `workflow_run` starts it after evaluate: no secret at all."""
+    event = {"workflow_run": {"name": "evaluate", "conclusion": "success"},
+             "repository": bed.pr_event(7)["repository"]}
+    run = bed.run("pages.yml", "workflow_run", event, {}, job="build")
+    assert run.jobs == {"build": "succeeded"}, run.log[-3000:]
+    pages = site_files(run, tmp_path / "site")
+    assert "index.html" in pages
+    assert any("toy-nodes" in name and "alice" in text for name, text in pages.items())
