@@ -132,6 +132,19 @@ class ActRun:
     artifacts: Path
     jobs: dict[str, str] = field(default_factory=dict)  # job id -> "succeeded" / "failed"
 
+    def artifact(self, name: str) -> dict[str, bytes]:
+        """The files of artifact `name` as the artifact server stored them (zipped)."""
+        import zipfile
+
+        files: dict[str, bytes] = {}
+        for stored in (self.artifacts / "1" / name).glob("*"):
+            if zipfile.is_zipfile(stored):
+                with zipfile.ZipFile(stored) as archive:
+                    files.update({n: archive.read(n) for n in archive.namelist()})
+            else:
+                files[stored.name] = stored.read_bytes()
+        return files
+
     def step_seconds(self) -> dict[str, float]:
         """Seconds per step as act reports them (`[wf/job]   ✅  Success - Main X [1m2.3s]`)."""
         out: dict[str, float] = {}
@@ -174,8 +187,8 @@ class Act:
         cmd = [str(self.binary), event, "-W", str(self.workflows / workflow),
                "-e", str(run_dir / "event.json"), "-C", str(workdir),
                "-P", f"{RUNNER_LABEL}=-self-hosted", "--action-offline-mode",
-               "--no-skip-checkout", "--no-cache-server", "--action-cache-path",
-               str(self.cache), "--artifact-server-path", str(artifacts),
+               "--log-prefix-job-id", "--no-skip-checkout", "--no-cache-server",
+               "--action-cache-path", str(self.cache), "--artifact-server-path", str(artifacts),
                "--artifact-server-addr", "127.0.0.1", "--artifact-server-port",
                str(free_port()), "--secret-file",
                str(secret_file(run_dir / "secrets.env", secrets)),

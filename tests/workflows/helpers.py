@@ -84,9 +84,12 @@ class Bed:
                             api_url=self.fake.base_url, secrets=secrets, workflow=workflow, **kw)
 
 
-def assert_no_key_material(path: Path, bed: Bed) -> None:
-    """No PEM block and no line of the private key's body in a file the jobs hand on."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    assert "PRIVATE KEY" not in text, path
+def assert_no_key_material(files: dict[str, bytes], bed: Bed) -> None:
+    """No PEM block and no line of the private key's body in what the jobs hand on."""
+    assert files
     body = [line for line in bed.arena.keypair.pem.splitlines() if len(line) > 40]
-    assert body and not any(line in text for line in body), path
+    assert body
+    for name, data in files.items():
+        text = data.decode("utf-8", errors="replace")
+        assert "PRIVATE KEY" not in text, name
+        assert not any(line in text for line in body), name

@@ -34,3 +34,18 @@ def test_each_event_starts_exactly_its_jobs(act: Act, event: str) -> None:
         git(workdir, "commit", "-q", "--allow-empty", "-m", "empty")
     started = {job for job in JOBS if act.job_starts("ci.yml", event, job, workdir)}
     assert started == ROUTES[event]
+
+
+def test_the_engine_runs_the_workflows_less_only_the_queue_line(act: Act) -> None:
+    """The copy act runs is `.github/workflows/` minus `queue: max` (act cannot parse it)."""
+    from tests.helpers.paths import REPO
+
+    sources = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+    assert sorted(p.name for p in act.workflows.glob("*.yml")) == [p.name for p in sources]
+    dropped = 0
+    for source in sources:
+        original = source.read_text().splitlines()
+        copy = (act.workflows / source.name).read_text().splitlines()
+        dropped += len(original) - len(copy)
+        assert [line for line in original if line.strip() != "queue: max"] == copy, source.name
+    assert dropped >= 2  # evaluate.yml and reveal.yml queue on the ledger group
