@@ -146,7 +146,7 @@ class ActRun:
         return files
 
     def step_seconds(self) -> dict[str, float]:
-        """Seconds per step as act reports them (`[wf/job]   ✅  Success - Main X [1m2.3s]`)."""
+        """Seconds per step as act reports them (`[job]   ✅  Success - Main X [1m2.3s]`)."""
         out: dict[str, float] = {}
         for m in STEP_DONE.finditer(self.log):
             seconds = sum(float(n) * UNITS[u] for n, u in GO_PART.findall(m.group(3)))
@@ -154,8 +154,8 @@ class ActRun:
         return out
 
 
-STEP_DONE = re.compile(r"\[[^\]/]+/([^\]]+)\]\s+(?:✅  Success|❌  Failure) - "
-                       r"(?:Main|Post|Pre) (.+?) \[([0-9.hmsµn]+)\]")
+STEP_DONE = re.compile(r"^\[([^\]]+)\]\s+(?:✅  Success|❌  Failure) - "
+                       r"(?:Main|Post|Pre) (.+?) \[([0-9.hmsµn]+)\]", re.M)
 GO_PART = re.compile(r"([0-9.]+)(h|ms|µs|ns|m|s)")
 UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
 
@@ -210,7 +210,7 @@ class Act:
                               capture_output=True, text=True, check=False, timeout=1200)
         log = proc.stdout + proc.stderr
         jobs = {m.group(1): m.group(2) for m in re.finditer(
-            r"\[[^\]/]+/([^\]]+)\] 🏁  Job (succeeded|failed)", log)}
+            r"^\[([^\]]+)\] 🏁  Job (succeeded|failed)", log, re.M)}
         return ActRun(proc.returncode, log, time.monotonic() - start, artifacts, jobs)
 
     def job_starts(self, workflow: str, event: str, job: str, workdir: Path) -> bool:
