@@ -13,9 +13,10 @@ from tests.helpers import act
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    reason = act.missing()
-    for item in items:
-        if "tests/workflows/" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.slow)
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
+    mine = [item for item in items
+            if "tests/workflows/" in str(item.path).replace("\\", "/")]
+    reason = act.missing() if mine else None
+    for item in mine:
+        item.add_marker(pytest.mark.slow)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
