@@ -73,6 +73,7 @@ class FakeGitHub:
         self._server: ThreadingHTTPServer | None = None
         self.git_origin: Path | None = None  # the bare repository served by serve_git
         self.pushes: list[str] = []  # the token of every accepted push
+        self.git_log: list[tuple[str, str, str]] = []  # (method, service, token) of git requests
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -342,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
             token = user_pass.partition(":")[2]
         pushing = service_path == "/git-receive-pack" or "service=git-receive-pack" in query
         with fake.lock:
-            fake.log.append((f"GIT-{method}", service_path, token))
+            fake.git_log.append((method, service_path, token))
         if pushing and not fake.tokens.get(token, False):
             status = 401 if token not in fake.tokens else 403
             self.send_response(status)

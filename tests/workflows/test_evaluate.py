@@ -46,8 +46,10 @@ def accepted(bed: Bed, scored: ActRun) -> ActRun:
 
 def test_keyed_job_scores_with_a_read_only_token(bed: Bed, scored: ActRun) -> None:
     assert scored.jobs == {"score": "succeeded"}, scored.log[-3000:]
-    assert [w for w in bed.fake.writes() if w[2] == READ_TOKEN] == []
+    assert bed.fake.writes() == []  # not one POST/PATCH to the API
+    assert {token for _, _, token in bed.fake.log} == {READ_TOKEN}
     assert bed.fake.pushes == []
+    assert {service for _, service, _ in bed.fake.git_log} <= {"/info/refs", "/git-upload-pack"}
     verdict = scored.artifact("gnncb-result")
     assert list(verdict) == ["result.json"]
     assert json.loads(verdict["result.json"])["status"] == "accepted"
