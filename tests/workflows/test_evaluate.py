@@ -110,10 +110,11 @@ def site_files(run: ActRun, into: Path) -> dict[str, str]:
 
 def test_pages_build_after_the_accepted_pr_shows_its_row(bed: Bed, accepted: ActRun,
                                                          tmp_path: Path) -> None:
-    """pages.yml's build job as `workflow_run` starts it after evaluate: no secret at all."""
+    """pages.yml's build job as `workflow_run` starts it after evaluate: a read-only token."""
     event = {"workflow_run": {"name": "evaluate", "conclusion": "success"},
              "repository": bed.pr_event(7)["repository"]}
-    run = bed.run("pages.yml", "workflow_run", event, {}, job="build")
+    # GitHub always hands the job a token (checkout needs one): here a read-only one, and no key
+    run = bed.run("pages.yml", "workflow_run", event, {"GITHUB_TOKEN": READ_TOKEN}, job="build")
     assert run.jobs == {"build": "succeeded"}, run.log[-3000:]
     pages = site_files(run, tmp_path / "site")
     assert "index.html" in pages
