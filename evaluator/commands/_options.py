@@ -13,7 +13,6 @@ import argparse
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -110,16 +109,14 @@ def token() -> str:
 
 
 def push_env(root: Path, remote: str) -> dict[str, str] | None:
-    """Git environment that authenticates pushes to an https `remote` with the job's token.
+    """Git environment that authenticates pushes to an https `remote` (or a loopback http
+    stand-in) with the job's token.
 
     None for other remotes (ssh, local paths in tests): they bring their own credentials.
     """
-    from evaluator.repo.gitops import Git, auth_env
+    from evaluator.repo.gitops import Git, remote_auth_env
 
-    url = Git(root).out("remote", "get-url", remote)
-    if not url.startswith("https://"):
-        return None
-    return auth_env(token(), urlparse(url).hostname or "github.com")
+    return remote_auth_env(Git(root).out("remote", "get-url", remote), token)
 
 
 def track_boards(root: Path) -> list[Any]:

@@ -395,22 +395,12 @@ def _record_unfinished(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    import os
-    from urllib.parse import urlparse
-
-    from evaluator.commands._options import announce
+    from evaluator.commands._options import announce, push_env
     from evaluator.llm.publish import publish_rows, read_rows
-    from evaluator.repo.gitops import Git, auth_env
 
     root = announce(args.root, ledger=True)
     rows = read_rows(args.rows)
-    url = Git(root).out("remote", "get-url", args.remote)
-    git_env = None
-    if url.startswith("https://"):
-        token = os.environ.get("GITHUB_TOKEN", "")
-        if not token:
-            raise ConfigError("GITHUB_TOKEN is not set; the publish step pushes with it")
-        git_env = auth_env(token, urlparse(url).hostname or "github.com")
+    git_env = push_env(root, args.remote)
     report = publish_rows(root, args.runs, rows, campaign=args.runs.name, remote=args.remote,
                           branch=args.branch, git_env=git_env,
                           boards=track_boards(root))

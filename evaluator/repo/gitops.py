@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 from evaluator.errors import ConfigError
 
@@ -41,13 +42,31 @@ class PushReport:
     pushed: bool
 
 
-def auth_env(token: str, host: str = "github.com") -> dict[str, str]:
+def auth_env(token: str, host: str = "github.com", scheme: str = "https") -> dict[str, str]:
     """Git config through the environment (as actions/checkout does), so the token is never
     written to `.git/config` nor visible in the process list."""
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
     return {"GIT_CONFIG_COUNT": "1",
-            "GIT_CONFIG_KEY_0": f"http.https://{host}/.extraheader",
+            "GIT_CONFIG_KEY_0": f"http.{scheme}://{host}/.extraheader",
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+
+
+def remote_auth_env(url: str, token: Callable[[], str]) -> dict[str, str] | None:
+    """The push credentials for remote `url`, or None when the remote brings its own (ssh,
+    local paths).
+
+    https remotes get the token; plain http only on this machine's loopback (a local stand-in
+    such as the workflow tests' git server on `*.localhost`), never over a network in clear.
+    `token` is called only when a token is needed, so a local push needs none.
+    """
+    parsed = urlparse(url)
+    host = parsed.hostname or ""
+    loopback = host in ("localhost", "127.0.0.1", "::1") or host.endswith(".localhost")
+    if parsed.scheme == "https":
+        return auth_env(token(), host or "github.com")
+    if parsed.scheme == "http" and loopback:
+        return auth_env(token(), parsed.netloc.rsplit("@", 1)[-1], scheme="http")
+    return None
 
 
 class Git:

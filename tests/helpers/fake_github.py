@@ -5,6 +5,10 @@ pagination, status codes, headers), and faults (5xx, rate limits, slow responses
 the HTTP level. It speaks only the endpoints the pipeline uses: repository, pull request, its
 files, git trees and blobs, issue comments, labels, and closing. Tokens carry permissions so a
 test can prove the scoring phase never writes.
+
+`serve_git(origin)` adds git's smart HTTP protocol for the repository (`git http-backend`, as
+GitHub's own server speaks it) at `/{owner}/{name}`, so a real Actions engine can check out and
+push: fetches are anonymous (a public repository), pushes must carry a token that may write.
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -67,6 +74,9 @@ class FakeGitHub:
         self.runs: dict[int, dict[str, Any]] = {}  # workflow run id -> its record
         self._ids = 1000
         self._server: ThreadingHTTPServer | None = None
+        self.git_origin: Path | None = None  # the bare repository served by serve_git
+        self.pushes: list[str] = []  # the token of every accepted push
+        self.git_log: list[tuple[str, str, str]] = []  # (method, service, token) of git requests
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -238,6 +248,10 @@ class FakeGitHub:
         self.faults.append(Fault(method, re.compile(path), status, headers or {},
                                  {"message": message} if status else None, delay, after, times))
 
+    def serve_git(self, origin: Path) -> None:
+        """Serve the bare repository `origin` over git smart HTTP at {base_url}/{owner}/{name}."""
+        self.git_origin = Path(origin)
+
     def writes(self) -> list[tuple[str, str, str]]:
         return [entry for entry in self.log if entry[0] != "GET"]
 
@@ -317,6 +331,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         fake = self.fake
         url = urlparse(self.path)
+        git = re.fullmatch(rf"/{re.escape(fake.full_name)}(?:\.git)?"
+                           r"(/info/refs|/git-upload-pack|/git-receive-pack)", url.path)
+        if git and fake.git_origin is not None:
+            self._git(method, git.group(1), url.query)
+            return
         token = self.headers.get("Authorization", "").removeprefix("token ").removeprefix(
             "Bearer ").strip()
         with fake.lock:
@@ -347,6 +366,68 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.after:
             time.sleep(fault.delay)
         self._send(status, payload, headers)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _git(self, method: str, service_path: str, query: str) -> None:
+        """One git smart-HTTP request, answered by `git http-backend` (CGI)."""
+        fake = self.fake
+        assert fake.git_origin is not None
+        body = self._read_body()
+        token = ""
+        auth = self.headers.get("Authorization", "")
+        if auth.lower().startswith("basic "):
+            user_pass = base64.b64decode(auth[6:].strip()).decode(errors="replace")
+            token = user_pass.partition(":")[2]
+        pushing = service_path == "/git-receive-pack" or "service=git-receive-pack" in query
+        with fake.lock:
+            fake.git_log.append((method, service_path, token))
+        if pushing and not fake.tokens.get(token, False):
+            status = 401 if token not in fake.tokens else 403
+            self.send_response(status)
+            self.send_header("WWW-Authenticate", 'Basic realm="fake GitHub"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "GIT_PROJECT_ROOT": str(fake.git_origin.parent), "GIT_HTTP_EXPORT_ALL": "1",
+               "PATH_INFO": f"/{fake.git_origin.name}{service_path}",
+               "REQUEST_METHOD": method, "QUERY_STRING": query,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+               "CONTENT_LENGTH": str(len(body)), "REMOTE_USER": "x-access-token",
+               "REMOTE_ADDR": "127.0.0.1",
+               "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+               "GIT_PROTOCOL": self.headers.get("Git-Protocol", "")}
+        proc = subprocess.run(["git", "http-backend"], input=body, capture_output=True,
+                              env=env, check=False, timeout=120)
+        head, _, payload = proc.stdout.partition(b"\r\n\r\n")
+        status, headers = 200, []
+        for line in head.decode("latin-1").split("\r\n"):
+            key, _, value = line.partition(":")
+            if key.lower() == "status":
+                status = int(value.split()[0])
+            elif key:
+                headers.append((key, value.strip()))
+        if pushing and method == "POST" and status == 200:
+            with fake.lock:
+                fake.pushes.append(token)
+        self.send_response(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def _route(self, method: str, path: str, query: dict[str, list[str]],
                body: Any) -> tuple[int, Any, dict[str, str]]:

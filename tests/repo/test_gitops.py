@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import ConfigError
-from evaluator.repo.gitops import Change, Git, auth_env, commit_and_push
+from evaluator.repo.gitops import Change, Git, auth_env, commit_and_push, remote_auth_env
 from evaluator.repo.record import record_submission
 from tests.helpers.arena import Arena, Sleeps, git
 
@@ -129,6 +129,26 @@ def test_token_travels_in_the_environment_only(arena: Arena) -> None:
     Git(work, env).run("status")  # git accepts the configuration
     config = (work / ".git" / "config").read_text()
     assert "extraheader" not in config and "AUTHORIZATION" not in config
+
+
+def test_the_token_goes_to_https_and_loopback_http_only() -> None:
+    """A local stand-in on http (the workflow tests' git server) gets the job's token; http
+    over a network never does, and ssh or path remotes are not asked for one."""
+    def token() -> str:
+        return "ghs_t"
+
+    assert remote_auth_env("https://github.com/o/r", token)["GIT_CONFIG_KEY_0"] == (
+        "http.https://github.com/.extraheader")
+    local = remote_auth_env("http://github.localhost:4321/o/r", token)
+    assert local is not None
+    assert local["GIT_CONFIG_KEY_0"] == "http.http://github.localhost:4321/.extraheader"
+    assert remote_auth_env("http://127.0.0.1:80/o/r", token) is not None
+
+    def no_token() -> str:
+        raise AssertionError("no token must be asked for")
+
+    for url in ("http://example.org/o/r", "git@github.com:o/r.git", "/srv/origin.git"):
+        assert remote_auth_env(url, no_token) is None, url
 
 
 def test_git_receives_argument_lists_not_shell(arena: Arena) -> None:
