@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from evaluator.errors import ConfigError
+from evaluator.util.urls import is_loopback_http
 
 BOT_NAME = "gnncb-bot"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
@@ -60,11 +61,9 @@ def remote_auth_env(url: str, token: Callable[[], str]) -> dict[str, str] | None
     `token` is called only when a token is needed, so a local push needs none.
     """
     parsed = urlparse(url)
-    host = parsed.hostname or ""
-    loopback = host in ("localhost", "127.0.0.1", "::1") or host.endswith(".localhost")
     if parsed.scheme == "https":
-        return auth_env(token(), host or "github.com")
-    if parsed.scheme == "http" and loopback:
+        return auth_env(token(), parsed.hostname or "github.com")
+    if is_loopback_http(url):
         return auth_env(token(), parsed.netloc.rsplit("@", 1)[-1], scheme="http")
     return None
 

@@ -161,3 +161,20 @@ def test_git_receives_argument_lists_not_shell(arena: Arena) -> None:
     assert not Path("/tmp/pwned-by-gnncb").exists()
     subprocess.run(["git", "-C", str(work), "fsck", "--no-progress"], check=True,
                    capture_output=True)
+
+
+def test_site_links_accept_only_https_or_this_machines_loopback(tmp_path) -> None:
+    """The site's repository links follow the push rule (evaluator.util.urls, one owner):
+    https anywhere, plain http only to a local stand-in."""
+    from evaluator.errors import ConfigError
+    from evaluator.util.urls import is_loopback_http
+
+    assert is_loopback_http("http://github.localhost:8080/o/r")
+    assert is_loopback_http("http://127.0.0.1:9/o/r") and is_loopback_http("http://[::1]/x")
+    assert not is_loopback_http("http://github.com/o/r")
+    assert not is_loopback_http("http://localhost.evil.example/o/r")
+    assert not is_loopback_http("https://localhost/o/r")  # https needs no exception
+
+    from evaluator.render.site.build import build_site
+    with pytest.raises(ConfigError, match="https://"):
+        build_site([], [], tmp_path / "site", repo_url="http://github.com/o/r")

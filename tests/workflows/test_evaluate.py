@@ -108,9 +108,6 @@ def site_files(run: ActRun, into: Path) -> dict[str, str]:
             for p in (into / "site").rglob("*.html")}
 
 
-@pytest.mark.skip(reason="not yet passing under act: `gnncb site build` refuses the http "
-                  "stand-in's server URL as --repo-url (it requires https://); needs a "
-                  "loopback exception there or a TLS stand-in")
 def test_pages_build_after_the_accepted_pr_shows_its_row(bed: Bed, accepted: ActRun,
                                                          tmp_path: Path) -> None:
     """pages.yml's build job as `workflow_run` starts it after evaluate: a read-only token."""

@@ -34,6 +34,7 @@ from evaluator.render.site.parallel import Drawer, Job
 from evaluator.render.site.plots import STANDINGS_LIMIT
 from evaluator.render.site.views import KIND_LABEL, CompetitionView
 from evaluator.util import gcpause
+from evaluator.util.urls import is_loopback_http
 
 ASSETS = ("site.css", "sort.js")
 EXCLUDED_LISTED = 500  # rows outside the protocol listed on the results page (all are counted)
@@ -108,8 +109,10 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
     by side (`evaluator.render.results.codetrack.compare_runs`, computed by the caller, which may
     import the track), shown on that board's page. `progress(done, total, note)` is called
     as the build goes (the CLI shows it with evaluator.util.progress)."""
-    if repo_url is not None and not repo_url.startswith("https://"):
-        raise ConfigError(f"--repo-url {repo_url!r}: give the repository's https:// address")
+    if repo_url is not None and not (repo_url.startswith("https://")
+                                     or is_loopback_http(repo_url)):
+        raise ConfigError(f"--repo-url {repo_url!r}: give the repository's https:// address "
+                          "(plain http only for a local stand-in on this machine)")
     shared_specs = prepared.specs if prepared else [s for s in specs if not is_board(s)]
     comps = sorted(shared_specs, key=lambda s: s.slug)
     figures = 2 + 2 * len([s for s in comps if changed is None or s.slug in changed])
