@@ -74,7 +74,7 @@ class Budget:
     candidates per round, and seconds of the judge's clock (checked between rounds)."""
 
     rounds: int = 16
-    candidates: int = 48
+    candidates: int = 256
     seconds: float = 120.0
 
 
