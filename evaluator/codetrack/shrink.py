@@ -104,7 +104,8 @@ class Shrunk:
             "case": self.case,
             "verdict": self.verdict,
             "detail": self.detail[-500:],
-            "input": truncate(self.args),
+            "input": truncate(self.args),  # for prompts and pages
+            "args": self.args,  # the whole minimal input (small by construction)
             "expected": truncate(self.expected),
             "size": self.size,
             "original_size": self.original_size,

@@ -97,7 +97,7 @@ def test_the_judge_cli_reports_the_minimal_counterexample(tmp_path: Path,
     printed = capsys.readouterr().out
     assert "minimal counterexample: size 2" in printed
     minimal = json.loads((out / "counterexamples.json").read_text())["lc207"]
-    assert json.loads(minimal["input"]) == {"numCourses": 1, "prerequisites": [[0, 0]]}
+    assert minimal["args"] == {"numCourses": 1, "prerequisites": [[0, 0]]}
     assert minimal["features"] == ["single node", "self-loop", "cycle"]
     assert minimal["size"] < minimal["original_size"]
     feedback = json.loads((out / "feedback.json").read_text())["lc207"]
@@ -113,95 +113,50 @@ def small_set(tmp_path_factory: pytest.TempPathFactory) -> CaseSet:
     return generate_case_set(tmp_path_factory.mktemp("shrink") / "set", per_cell=3, jobs=2)
 
 
+RATIOS: list[float] = []
+
+
 @pytest.mark.slow
-def test_every_mutant_of_every_problem_gets_a_minimal_counterexample(
-        small_set: CaseSet, tmp_path: Path) -> None:
-    registry = all_problems()
+@pytest.mark.parametrize("pid", list(all_problems()))
+def test_every_mutant_gets_a_minimal_counterexample(pid: str, small_set: CaseSet,
+                                                    tmp_path: Path) -> None:
+    problem = all_problems()[pid]
     budget = Budget(rounds=int(os.environ.get("GNNCB_TEST_SHRINK_ROUNDS", "4")))
-    ratios = []
-    for pid in small_set.problem_ids():
-        problem = registry[pid]
-        cases = small_set.cases(pid)
-        for name, mutant in problem.mutants.items():
-            first = next((c for c in cases if not _passes(
-                problem, mutant, json.loads(c.args_json()), c.expected)), None)
-            assert first is not None, f"{pid}: the mutant '{name}' passes every case"
-            made = mutant_solution(problem, name, tmp_path / "mutants")
-            judgement = judge_problem(problem, made.solution, [first],
-                                      extra_files=made.extra_files, site_packages=True)
-            assert judgement.verdicts[0].verdict != PASS, (pid, name)
-            record = shrink_judgement(judgement, problem, made.solution, [first],
-                                      budget=budget, extra_files=made.extra_files,
-                                      site_packages=True)
-            assert record is not None and "size" in record, (pid, name, record)
-            args = json.loads(record["input"])
-            assert problem.in_contract is None or problem.in_contract(args), (pid, name)
-            assert record["size"] <= record["original_size"] == size(
-                problem, json.loads(first.args_json())), (pid, name)
-            assert record["size"] == size(problem, args)
-            assert judgement.feedback[0]["minimal"] == record
-            if record["verdict"] == "wrong answer":  # the mutant, run here, still fails it
-                expected = problem.reference(**json.loads(record["input"]))
-                assert not _passes(problem, mutant, args, expected), (pid, name, args)
-            ratios.append(record["ratio"])
-    median = statistics.median(ratios)
-    print(f"\nmedian shrink ratio over {len(ratios)} mutants: {median:.3f}")
+    cases = small_set.cases(pid)
+    for name, mutant in problem.mutants.items():
+        first = next((c for c in cases if not _passes(
+            problem, mutant, json.loads(c.args_json()), c.expected)), None)
+        assert first is not None, f"{pid}: the mutant '{name}' passes every case"
+        made = mutant_solution(problem, name, tmp_path / "mutants")
+        judgement = judge_problem(problem, made.solution, [first],
+                                  extra_files=made.extra_files, site_packages=True)
+        assert judgement.verdicts[0].verdict != PASS, (pid, name)
+        record = shrink_judgement(judgement, problem, made.solution, [first],
+                                  budget=budget, extra_files=made.extra_files,
+                                  site_packages=True)
+        assert record is not None and "size" in record, (pid, name, record)
+        args = record["args"]
+        assert problem.in_contract is None or problem.in_contract(args), (pid, name)
+        assert record["size"] <= record["original_size"] == size(
+            problem, json.loads(first.args_json())), (pid, name)
+        assert record["size"] == size(problem, args)
+        assert judgement.feedback[0]["minimal"] == record
+        if record["verdict"] == "wrong answer":  # the mutant, run here, still fails it
+            expected = problem.reference(**json.loads(json.dumps(args)))
+            assert not _passes(problem, mutant, args, expected), (pid, name, args)
+        RATIOS.append(record["ratio"])
+        print(f"\n{pid} {name!r}: size {record['original_size']} -> {record['size']} "
+              f"({record['verdict']}; {', '.join(record['features']) or 'no feature'})")
+
+
+@pytest.mark.slow
+def test_median_shrink_ratio() -> None:
+    """After the every-mutant tests (same module, in file order): print the median."""
+    if not RATIOS:
+        pytest.skip("run with the every-mutant tests")
+    median = statistics.median(RATIOS)
+    print(f"\nmedian shrink ratio over {len(RATIOS)} mutants: {median:.3f}")
     assert median < 1.0
-
-
-BRIDGES = """\
-class Solution:
-    def criticalConnections(self, n, connections):
-        adj = [[] for _ in range(n)]
-        for i, (a, b) in enumerate(connections):
-            adj[a].append((b, i))
-            adj[b].append((a, i))
-        low, disc, out, clock = [0] * n, [-1] * n, [], 0
-        for root in range(n):
-            if disc[root] != -1:
-                continue
-            disc[root] = low[root] = clock
-            clock += 1
-            stack = [(root, -1, iter(adj[root]))]
-            while stack:
-                v, via, it = stack[-1]
-                for w, i in it:
-                    if i == via:
-                        continue
-                    if disc[w] == -1:
-                        disc[w] = low[w] = clock
-                        clock += 1
-                        stack.append((w, i, iter(adj[w])))
-                        break
-                    low[v] = min(low[v], disc[w])
-                else:
-                    stack.pop()
-                    if stack:
-                        u = stack[-1][0]
-                        low[u] = min(low[u], low[v])
-                        if low[v] > disc[u]:
-                            out.append([u, v])
-        return out
-"""
-TRAIL = """\
-class Solution:
-    def validArrangement(self, pairs):
-        out, balance = {}, {}
-        for s, e in pairs:
-            out.setdefault(s, []).append(e)
-            balance[s] = balance.get(s, 0) + 1
-            balance[e] = balance.get(e, 0) - 1
-        start = next((v for v, b in balance.items() if b == 1), pairs[0][0])
-        stack, nodes = [start], []
-        while stack:
-            heads = out.get(stack[-1])
-            if heads:
-                stack.append(heads.pop())
-            else:
-                nodes.append(stack.pop())
-        nodes.reverse()
-        return [[a, b] for a, b in zip(nodes, nodes[1:])]
-"""
 
 
 class CpuHog:
