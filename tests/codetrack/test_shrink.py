@@ -159,6 +159,61 @@ def test_median_shrink_ratio() -> None:
     assert median < 1.0
 
 
+BRIDGES = """\
+class Solution:
+    def criticalConnections(self, n, connections):
+        adj = [[] for _ in range(n)]
+        for i, (a, b) in enumerate(connections):
+            adj[a].append((b, i))
+            adj[b].append((a, i))
+        low, disc, out, clock = [0] * n, [-1] * n, [], 0
+        for root in range(n):
+            if disc[root] != -1:
+                continue
+            disc[root] = low[root] = clock
+            clock += 1
+            stack = [(root, -1, iter(adj[root]))]
+            while stack:
+                v, via, it = stack[-1]
+                for w, i in it:
+                    if i == via:
+                        continue
+                    if disc[w] == -1:
+                        disc[w] = low[w] = clock
+                        clock += 1
+                        stack.append((w, i, iter(adj[w])))
+                        break
+                    low[v] = min(low[v], disc[w])
+                else:
+                    stack.pop()
+                    if stack:
+                        u = stack[-1][0]
+                        low[u] = min(low[u], low[v])
+                        if low[v] > disc[u]:
+                            out.append([u, v])
+        return out
+"""
+TRAIL = """\
+class Solution:
+    def validArrangement(self, pairs):
+        out, balance = {}, {}
+        for s, e in pairs:
+            out.setdefault(s, []).append(e)
+            balance[s] = balance.get(s, 0) + 1
+            balance[e] = balance.get(e, 0) - 1
+        start = next((v for v, b in balance.items() if b == 1), pairs[0][0])
+        stack, nodes = [start], []
+        while stack:
+            heads = out.get(stack[-1])
+            if heads:
+                stack.append(heads.pop())
+            else:
+                nodes.append(stack.pop())
+        nodes.reverse()
+        return [[a, b] for a, b in zip(nodes, nodes[1:])]
+"""
+
+
 class CpuHog:
     """Processes that spin beside the judge (one per core), ended by their own ids."""
 
