@@ -374,8 +374,40 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"as published {100 * pub['rate']:.1f} % (baseline {100 * pub['baseline']:.1f} %)")
     for path in paths:
         print(f"wrote {path}")
+    _print_strength_and_structures(report, Path(args.run), args.cases)
     print("\n".join(LEGEND.values()))
     return 0
+
+
+def _print_strength_and_structures(report: dict[str, Any], run: Path,
+                                   cases: Path | None) -> None:
+    """Beside each problem's pass rate: the suite's strength on the run's cases (mutants
+    killed, best constant, flagged above the set share) and the minimal counterexample's
+    structures (counterexamples.json)."""
+    from evaluator.codetrack.cases import CaseSet
+    from evaluator.codetrack.discrimination import TRIVIAL_FLAG, suite_strength
+    from evaluator.codetrack.problem import all_problems
+
+    registry = all_problems()
+    case_set = CaseSet(cases) if cases else CaseSet(Path(json.loads(
+        (run / "run.json").read_text(encoding="utf-8"))["case_set"]))
+    file = run / "counterexamples.json"
+    minimal = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    print(f"suite strength (flag: the best constant passes more than {TRIVIAL_FLAG:.0%}):")
+    for item in report["problems"]:
+        pid = item["id"]
+        suite = suite_strength(registry[pid], case_set.cases(pid))
+        rate = (item.get("corrected") or {}).get("rate")
+        killed, constant = suite["killed"], suite["constant"]
+        print(f"  {pid:8s} pass {'-' if rate is None else f'{100 * rate:.1f} %':>7s}  "
+              f"mutants killed {'-' if killed is None else f'{100 * killed:.0f} %':>5s}  "
+              f"best constant {'-' if constant is None else f'{100 * constant:.1f} %':>7s}"
+              f"{'  FLAGGED' if suite['flagged'] else ''}")
+        found = minimal.get(pid) or {}
+        if "size" in found:
+            print(f"           minimal counterexample: size {found['size']} (was "
+                  f"{found['original_size']}); structures: "
+                  f"{', '.join(found['features']) or 'none'}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:

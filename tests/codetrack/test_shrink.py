@@ -106,6 +106,12 @@ def test_the_judge_cli_reports_the_minimal_counterexample(tmp_path: Path,
     assert run["minimal"] == minimal
     assert run["limits"]["floor"] == 1.0 and run["limits"]["factor"] == 10.0
     assert run["limits"]["measured"]  # raw reference timings recorded
+    assert main(["code", "report", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "suite strength (flag: the best constant passes more than 50%)" in printed
+    line = next(x for x in printed.splitlines() if x.strip().startswith("lc207 "))
+    assert "mutants killed 100 %" in line and "best constant" in line
+    assert "structures: single node, self-loop, cycle" in printed
 
 
 @pytest.fixture(scope="module")
