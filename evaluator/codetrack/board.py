@@ -221,11 +221,103 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
                  for v, xs in sorted(variants.items())], "svg": "",
         "note": "" if variants else "No LLM entry on this board yet.",
         "caption": "Counted LLM entries by the prompt variant their run recorded"})
+    sections += strength_and_structure_sections(table)
     return {"about": f"Code track {board.slug} version {board.version}: each submission is "
             "judged on its own generated cases; ranked by pass rate, then problems solved.",
             "columns": ["pass rate", "95 % interval (problems resampled)", "passed / cases",
                         "problems solved"], "entries": entries,
             "sections": sections}
+
+
+def _family(row: dict[str, Any]) -> tuple[str, str]:
+    """(model, family) of an entry: an LLM's model id and its family (the id up to the first
+    '-', e.g. qwen2.5 of qwen2.5-coder-7b-instruct); humans are their own family."""
+    model = str(row.get("model") or "")
+    if not model:
+        return str(row.get("participant", "")), str(row.get("entrant") or "human")
+    return model, model.split("/")[-1].split("-")[0]
+
+
+def strength_and_structure_sections(table: list[Entry]) -> list[dict[str, Any]]:
+    """Suite strength beside the pass rates (per problem and category: the share of mutants
+    the entries' cases kill and the best constant answer's pass rate, flagged above
+    discrimination.TRIVIAL_FLAG) and failure structures per model and family (how often a
+    minimal counterexample needs a self-loop, an isolated node, ...; shrink.FEATURES)."""
+    from evaluator.codetrack.discrimination import TRIVIAL_FLAG
+    from evaluator.codetrack.shrink import FEATURES
+
+    strength: dict[str, dict[str, list[float]]] = {}
+    by_category: dict[str, dict[str, list[float]]] = {}
+    rates: dict[str, list[int]] = {}
+    structures: dict[tuple[str, str], list[int]] = {}
+    for e in table:
+        model, family = _family(e.row)
+        for pid, got in (e.row.get("per_problem") or {}).items():
+            if not isinstance(got, dict):
+                continue
+            acc = rates.setdefault(pid, [0, 0])
+            acc[0] += int(got.get("passed", 0))
+            acc[1] += int(got.get("cases", 0))
+            suite = got.get("suite") or {}
+            for target, key, figures in ((strength, pid, suite),
+                                         *((by_category, cat, f) for cat, f in
+                                           (suite.get("categories") or {}).items())):
+                slot = target.setdefault(key, {"killed": [], "constant": []})
+                for name in ("killed", "constant"):
+                    if isinstance(figures.get(name), int | float):
+                        slot[name].append(float(figures[name]))
+            found = got.get("features")
+            if isinstance(found, list):
+                counts = structures.setdefault((model, family), [0] * (len(FEATURES) + 1))
+                counts[0] += 1
+                for k, name in enumerate(FEATURES, 1):
+                    counts[k] += name in found
+
+    def mean(xs: list[float]) -> float | None:
+        return sum(xs) / len(xs) if xs else None
+
+    def pct(x: float | None) -> str:
+        return "–" if x is None else f"{100 * x:.1f} %"
+
+    def strength_rows(figures: dict[str, dict[str, list[float]]], with_rate: bool
+                      ) -> list[list[str]]:
+        out = []
+        for key, f in sorted(figures.items()):
+            constant = mean(f["constant"])
+            row = [key]
+            if with_rate:
+                passed, cases = rates.get(key, [0, 0])
+                row.append(f"{100 * passed / cases:.2f} %" if cases else "–")
+            out.append([*row, pct(mean(f["killed"])), pct(constant),
+                        "trivial answer passes too much" if constant is not None
+                        and constant > TRIVIAL_FLAG else ""])
+        return out
+
+    flag = (f"flagged where the best constant answer passes more than {TRIVIAL_FLAG:.0%} of "
+            "the cases, so the pass rate says little")
+    problem_rows = strength_rows(strength, True)
+    category_rows = strength_rows(by_category, False)
+    structure_rows = [[model, family, str(c[0]), *(str(x) for x in c[1:])]
+                      for (model, family), c in sorted(structures.items())]
+    return [
+        {"title": "Suite strength per problem", "svg": "",
+         "header": ["problem", "pass rate", "mutants killed", "best constant passes", "flag"],
+         "rows": problem_rows, "note": "" if problem_rows else "No suite figures recorded yet.",
+         "caption": "Beside each problem's pass rate: the share of its classic wrong solutions "
+         "(mutants) that the entries' cases kill and the best constant answer's pass rate, "
+         "means over counted entries; " + flag},
+        {"title": "Suite strength per category", "svg": "",
+         "header": ["category", "mutants killed", "best constant passes", "flag"],
+         "rows": category_rows, "note": "" if category_rows else
+         "No suite figures recorded yet.",
+         "caption": "The same figures per graph category, over every problem; " + flag},
+        {"title": "Failure structures per model", "svg": "",
+         "header": ["model", "family", "failures shrunk", *FEATURES],
+         "rows": structure_rows, "note": "" if structure_rows else
+         "No failure has been shrunk yet.",
+         "caption": "How many of each entry's minimal counterexamples (each failing problem's "
+         "first failure, shrunk in the sandbox) have each structure, summed per model"},
+    ]
 
 
 # -- lint ---------------------------------------------------------------------------------------

@@ -159,3 +159,30 @@ def render(rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
     lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(lines)
+
+
+# Suite strength on the board: a pass rate is flagged where the best constant answer passes
+# more than this share of the same cases.
+TRIVIAL_FLAG = 0.5
+
+
+def suite_strength(problem: Problem, cases: Sequence[Any]) -> dict[str, Any]:
+    """How strong the cases behind a pass rate are, for the board: the share of the problem's
+    mutants that fail at least one case ("killed"), the best constant answer's pass rate, both
+    per category too, and whether a trivial answer passes more than TRIVIAL_FLAG."""
+    def strength(group: Sequence[Any]) -> dict[str, Any]:
+        usable = [c for c in group if c.has_expected]
+        killed = [name for name, mutant in problem.mutants.items()
+                  if any(not _passes(problem, mutant, json.loads(c.args_json()), c.expected)
+                         for c in usable)]
+        constant = best_share(constant_hit_sets(problem, usable))
+        return {"killed": len(killed) / len(problem.mutants) if problem.mutants else None,
+                "mutants": len(problem.mutants),
+                "constant": constant,
+                "flagged": constant is not None and constant > TRIVIAL_FLAG}
+
+    by_category: dict[str, list[Any]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case)
+    return {**strength(cases),
+            "categories": {cat: strength(group) for cat, group in sorted(by_category.items())}}

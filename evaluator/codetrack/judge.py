@@ -129,6 +129,10 @@ class ProblemJudgement:
     memory_mechanism: str = ""  # how the worker's memory was bounded (sandbox docs)
     hardening: dict[str, Any] | None = None  # filter, cgroup namespace, /proc (sandbox docs)
     feedback: list[dict[str, Any]] = field(default_factory=list)
+    # the first failure shrunk to a minimal counterexample (shrink.py), when asked for
+    minimal: dict[str, Any] | None = None
+    # how the time limits were set (limits.py): floor, factor, cap, raw reference timings
+    limits: dict[str, Any] | None = None
 
     @property
     def passed(self) -> int:

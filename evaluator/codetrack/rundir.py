@@ -21,7 +21,9 @@ from typing import Any
 
 from evaluator.codetrack.cases import Case, CaseSet
 from evaluator.codetrack.judge import PASS, JudgeConfig, ProblemJudgement, judge_problem
+from evaluator.codetrack.limits import calibrate
 from evaluator.codetrack.problem import Problem
+from evaluator.codetrack.shrink import Budget, shrink_judgement
 from evaluator.errors import ConfigError
 
 
@@ -44,11 +46,15 @@ def judge_case_set(
     jobs: int = 1,
     label: str = "",
     progress: Callable[[ProblemJudgement], None] | None = None,
+    shrink: Budget | None = Budget(),  # noqa: B008 - frozen dataclass
 ) -> dict[str, Any]:
     """Judge each candidate on its problem's cases in `case_set`; write the run directory.
 
-    Writes `run.json` (summary), `verdicts.jsonl` (one line per case, everything the report
-    needs) and `feedback.json` (first failing cases per problem). Returns the summary.
+    Each problem's time limits are calibrated on this machine first (limits.py), and its first
+    failure is shrunk to a minimal counterexample within the `shrink` budget (shrink.py; None:
+    not shrunk). Writes `run.json` (summary), `verdicts.jsonl` (one line per case, everything
+    the report needs), `feedback.json` (first failing cases per problem, the minimal
+    counterexample with the first) and `counterexamples.json`. Returns the summary.
     """
     missing = [pid for pid in candidates if pid not in case_set.manifest["problems"]]
     if missing:
@@ -59,11 +65,16 @@ def judge_case_set(
     started_at = datetime.now(UTC).replace(microsecond=0).isoformat()
 
     def one(pid: str) -> tuple[ProblemJudgement, list[Case]]:
-        cases = case_set.cases(pid)
         cand = candidates[pid]
+        cases, limits = calibrate(problems[pid], case_set.cases(pid), config)
         judgement = judge_problem(problems[pid], cand.solution, cases, config=config,
                                   extra_files=cand.extra_files,
                                   site_packages=cand.site_packages)
+        judgement.limits = limits
+        if shrink is not None:
+            shrink_judgement(judgement, problems[pid], cand.solution, cases, config=config,
+                             budget=shrink, extra_files=cand.extra_files,
+                             site_packages=cand.site_packages)
         if progress:
             progress(judgement)
         return judgement, cases
@@ -109,11 +120,15 @@ def write_run(
                     "published": v.published, "flag": case.flag or None,
                     "in_contract": case.in_contract, "wall": v.wall, "cpu": v.cpu,
                     "memory": v.memory, "ran": v.ran,
+                    "limit": config.case_seconds(case), "ref_seconds": case.ref_seconds,
                 }
                 fh.write(json.dumps(row, separators=(",", ":")) + "\n")
     os.replace(tmp, out_dir / "verdicts.jsonl")
     fb = {pid: results[pid][0].feedback for pid in ordered}
     (out_dir / "feedback.json").write_text(json.dumps(fb, indent=1) + "\n", encoding="utf-8")
+    minimal = {pid: results[pid][0].minimal for pid in ordered if results[pid][0].minimal}
+    (out_dir / "counterexamples.json").write_text(json.dumps(minimal, indent=1) + "\n",
+                                                  encoding="utf-8")
     per_problem = {}
     for pid in ordered:
         j = results[pid][0]
@@ -134,6 +149,8 @@ def write_run(
             "memory_mechanism": j.memory_mechanism,
             "hardening": j.hardening,
             "load_error": j.load_error[-2000:],
+            "limits": j.limits,
+            "minimal": j.minimal,
         }
     total = sum(p["cases"] for p in per_problem.values())
     judged = sum(1 for pid in ordered for v in results[pid][0].verdicts if v.verdict is not None)

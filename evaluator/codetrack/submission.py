@@ -18,6 +18,7 @@ from typing import Any
 
 from evaluator.codetrack.cases import (
     PRACTICE_SEED,
+    CaseSet,
     default_cache_dir,
     ensure_case_set,
     make_plan,
@@ -25,7 +26,7 @@ from evaluator.codetrack.cases import (
 )
 from evaluator.codetrack.intervals import case_counts, pass_rate_interval
 from evaluator.codetrack.judge import JudgeConfig
-from evaluator.codetrack.problem import all_problems
+from evaluator.codetrack.problem import Problem, all_problems
 from evaluator.codetrack.rundir import Candidate, judge_case_set
 from evaluator.errors import ConfigError, GnncbError, Rejection
 from evaluator.ledger.store import SUBMISSION, now_iso
@@ -97,6 +98,18 @@ def read_metadata(solutions: Path, path: Path | None = None) -> dict[str, Any]:
     return data
 
 
+def _strength_and_structures(problem: Problem, case_set: CaseSet, judged: dict[str, Any]
+                             ) -> dict[str, Any]:
+    """What the board shows beside a problem's pass rate: the suite's strength on this
+    submission's cases (discrimination.suite_strength) and the structures of the minimal
+    counterexample of its first failure (shrink.py), if it failed."""
+    from evaluator.codetrack.discrimination import suite_strength
+
+    suite = suite_strength(problem, case_set.cases(problem.id))
+    minimal = judged.get("minimal") or {}
+    return {"suite": suite, "features": minimal.get("features") if "size" in minimal else None}
+
+
 def score_submission(solutions: Path, *, participant: str, entrant: str = "human",
                      method: str = "", model: str = "", pr: int | None = None,
                      per_cell: int = 10, practice: bool = False, out: Path | None = None,
@@ -151,7 +164,9 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
             "problems": len(registry),
             "problems_solved": solved,
         },
-        "per_problem": {pid: {"passed": per_problem[pid], "cases": judged[pid]}
+        "per_problem": {pid: {"passed": per_problem[pid], "cases": judged[pid],
+                              **_strength_and_structures(registry[pid], case_set,
+                                                         summary["problems"][pid])}
                         for pid in per_problem},
         "intervals": {"pass_rate": interval},
         "declared": {"plan": "paper", "per_cell": per_cell,

@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _judge_options(j)
     j.add_argument("--out", type=Path, help="run folder (default: runs/codetrack/judge/...)")
     j.add_argument("--label", default="", help="name shown in the report")
+    j.add_argument("--shrink-rounds", type=int, default=16,
+                   help="judge rounds spent shrinking each problem's first failure to a minimal "
+                        "counterexample (default 16; 0 = do not shrink)")
     j.add_argument("--allow-site-packages", action="store_true",
                    help="let solutions import installed packages (default: standard library "
                         "only, as in the competition)")
@@ -292,6 +295,18 @@ def _progress(judgement: Any) -> None:
     print(f"  {judgement.problem:8s} {judgement.passed:5d}/{n:<5d} passed  "
           f"{judgement.wall_seconds:7.2f} s  {judgement.processes} process(es){note}",
           flush=True)
+    minimal = judgement.minimal or {}
+    if "size" in minimal:
+        print(f"           minimal counterexample: size {minimal['size']} (was "
+              f"{minimal['original_size']}), {minimal['verdict']}; structures: "
+              f"{', '.join(minimal['features']) or 'none'}; input {minimal['input'][:120]}",
+              flush=True)
+
+
+def _budget(args: argparse.Namespace) -> Any:
+    from evaluator.codetrack.shrink import Budget
+
+    return Budget(rounds=args.shrink_rounds) if args.shrink_rounds > 0 else None
 
 
 def _run_dir(args: argparse.Namespace, label: str) -> Path:
@@ -335,7 +350,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"judging {len(candidates)} problem(s) on {case_set.path}")
         summary = judge_case_set(candidates, case_set, registry, out_dir=out,
                                  config=_config(args), jobs=args.jobs, label=label,
-                                 progress=_progress)
+                                 progress=_progress, shrink=_budget(args))
     rate = summary["pass_rate"]
     print(f"{summary['passed']}/{summary['cases']} cases passed"
           f"{f' ({100 * rate:.1f} %)' if rate is not None else ''} in {summary['seconds']:.1f} s;"
@@ -359,8 +374,40 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"as published {100 * pub['rate']:.1f} % (baseline {100 * pub['baseline']:.1f} %)")
     for path in paths:
         print(f"wrote {path}")
+    _print_strength_and_structures(report, Path(args.run), args.cases)
     print("\n".join(LEGEND.values()))
     return 0
+
+
+def _print_strength_and_structures(report: dict[str, Any], run: Path,
+                                   cases: Path | None) -> None:
+    """Beside each problem's pass rate: the suite's strength on the run's cases (mutants
+    killed, best constant, flagged above the set share) and the minimal counterexample's
+    structures (counterexamples.json)."""
+    from evaluator.codetrack.cases import CaseSet
+    from evaluator.codetrack.discrimination import TRIVIAL_FLAG, suite_strength
+    from evaluator.codetrack.problem import all_problems
+
+    registry = all_problems()
+    case_set = CaseSet(cases) if cases else CaseSet(Path(json.loads(
+        (run / "run.json").read_text(encoding="utf-8"))["case_set"]))
+    file = run / "counterexamples.json"
+    minimal = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    print(f"suite strength (flag: the best constant passes more than {TRIVIAL_FLAG:.0%}):")
+    for item in report["problems"]:
+        pid = item["id"]
+        suite = suite_strength(registry[pid], case_set.cases(pid))
+        rate = (item.get("corrected") or {}).get("rate")
+        killed, constant = suite["killed"], suite["constant"]
+        print(f"  {pid:8s} pass {'-' if rate is None else f'{100 * rate:.1f} %':>7s}  "
+              f"mutants killed {'-' if killed is None else f'{100 * killed:.0f} %':>5s}  "
+              f"best constant {'-' if constant is None else f'{100 * constant:.1f} %':>7s}"
+              f"{'  FLAGGED' if suite['flagged'] else ''}")
+        found = minimal.get(pid) or {}
+        if "size" in found:
+            print(f"           minimal counterexample: size {found['size']} (was "
+                  f"{found['original_size']}); structures: "
+                  f"{', '.join(found['features']) or 'none'}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -44,6 +44,17 @@ def code_rows() -> list[dict]:
     llm = code_row("llm:qwen2.5-coder-7b-instruct", {"lc997": 2}, digest="f" * 64,
                    entrant="llm-api", pr=None, participant_id=None)
     llm["model"] = "qwen2.5-coder-7b-instruct"
+    # suite strength and the minimal counterexamples' structures, as score_submission records
+    human["per_problem"]["lc997"].update(
+        suite={"killed": 1.0, "mutants": 2, "constant": 0.6, "flagged": True,
+               "categories": {"sparse": {"killed": 0.5, "mutants": 2, "constant": 0.6,
+                                         "flagged": True}}},
+        features=["isolated node", "disconnected"])
+    llm["per_problem"]["lc997"].update(
+        suite={"killed": 0.5, "mutants": 2, "constant": 0.4, "flagged": False,
+               "categories": {"sparse": {"killed": 0.5, "mutants": 2, "constant": 0.4,
+                                         "flagged": False}}},
+        features=["self-loop", "cycle"])
     llm["declared"]["llm"] = {"prompt_variant": "ssd", "repair_depth": 1, "tokens_in": 900,
                               "tokens_out": 300, "prompt_hash": "ef" * 32}
     return [human, llm]

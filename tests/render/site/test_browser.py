@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import main
+from evaluator.codetrack.shrink import FEATURES
 from tests.render.site.helpers import HOSTILE, HOSTILE_LOGIN, write_ledger
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -164,3 +165,34 @@ def test_reader_sees_the_marks_the_boards_have_and_run_facts_as_text(browser, si
     assert facts["provider"] == "local" and facts["repairs"] == "2"
     assert facts["run logs"].startswith("not committed to the repository")
     assert console_errors(entry) == []
+
+
+def test_code_track_page_shows_suite_strength_and_failure_structures(browser, site):
+    """Beside the pass rates: the share of mutants killed and the best constant's pass rate
+    per problem (flagged above the set share) and per category, and the minimal
+    counterexamples' structures per model and family."""
+    page = open_page(browser, site, PAGE_TYPES["code-track"])
+    tables = {t.find_element(By.XPATH, "preceding::h2[1]").text: t
+              for t in page.find_elements(By.TAG_NAME, "table")
+              if t.find_elements(By.XPATH, "preceding::h2[1]")}
+
+    def rows(title: str) -> dict[str, list[str]]:
+        table = tables[title]
+        out = {}
+        for r in table.find_elements(By.CSS_SELECTOR, "tbody tr"):
+            cells = [c.text for c in r.find_elements(By.TAG_NAME, "td")]
+            out[cells[0]] = cells
+        return out
+
+    strength = rows("Suite strength per problem")["lc997"]
+    assert strength[2:4] == ["75.0 %", "50.0 %"]  # means over the two entries
+    assert strength[4] == ""  # 50 % is not above the 50 % flag
+    category = rows("Suite strength per category")["sparse"]
+    assert category[1:3] == ["50.0 %", "50.0 %"]
+    structures = rows("Failure structures per model")
+    header = ["model", "family", "failures shrunk", *FEATURES]
+    llm = dict(zip(header, structures["qwen2.5-coder-7b-instruct"], strict=True))
+    assert llm["family"] == "qwen2.5" and llm["self-loop"] == "1" and llm["cycle"] == "1"
+    human = dict(zip(header, structures["dana"], strict=True))
+    assert human["family"] == "human" and human["isolated node"] == "1"
+    assert console_errors(page) == []
