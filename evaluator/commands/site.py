@@ -12,6 +12,7 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 
 if TYPE_CHECKING:
+    from evaluator.render.site.build import LlmRuns
     from evaluator.render.site.parallel import Drawer
 
 
@@ -65,12 +66,27 @@ def cmd_site_build(args: argparse.Namespace) -> int:
     # the drawing worker starts first: it imports matplotlib while the ledger is read
     drawer = Drawer(wanted(args.jobs, 2 + 2 * len(comps)))
     try:
-        return _build(args, specs, ledger_path, drawer)
+        return _build(args, specs, ledger_path, drawer, root)
     finally:
         drawer.close()
 
 
-def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer) -> int:
+def _llm_runs(args: argparse.Namespace, root: Path) -> LlmRuns | None:
+    """The LLM campaigns the results page counts, as `gnncb results` reads them: with the
+    repository's ledger, every committed campaign (a model that produced no valid file has no
+    ledger row; without them the site showed "0 of 0" where the CLI listed five failures);
+    with another --ledger, none (those campaigns belong to the repository's ledger)."""
+    from evaluator.llm.report import load_runs, low_scoring
+    from evaluator.paths import committed_campaigns
+    from evaluator.render.site.build import LlmRuns
+
+    if args.ledger is not None:
+        return None
+    return LlmRuns(committed_campaigns(root), load_runs, low_scoring)
+
+
+def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer,
+           root: Path) -> int:
     from evaluator.render.site.build import build_site
     from evaluator.util.progress import Progress
 
@@ -95,7 +111,7 @@ def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Dra
         written = build_site(specs, Ledger(ledger_path).rows(), args.out, ledger=ledger_path,
                              repo_url=args.repo_url, changed=args.only, jobs=args.jobs,
                              boards=args.boards, judged=judged, progress=progress,
-                             drawer=drawer)
+                             drawer=drawer, llm_runs=_llm_runs(args, root))
     finally:
         if bar is not None:
             bar.close()

@@ -95,7 +95,8 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
                boards: Path | None = None, campaigns: Path | None = None,
                judged: dict[str, dict[str, Any]] | None = None,
                progress: Callable[[int, int, str], None] | None = None,
-               drawer: Drawer | None = None) -> list[Path]:
+               drawer: Drawer | None = None,
+               llm_runs: LlmRuns | None = None) -> list[Path]:
     """Build the site into `out`; returns the files written (sorted). `prepared`: the shared
     view of these specs and rows (`evaluator.render.boards.prepare`) when the caller renders the
     markdown boards too; `boards`: also write the markdown boards into this folder
@@ -107,7 +108,10 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
     `campaigns/`). `judged`: track board slug -> judged runs side
     by side (`evaluator.render.results.codetrack.compare_runs`, computed by the caller, which may
     import the track), shown on that board's page. `progress(done, total, note)` is called
-    as the build goes (the CLI shows it with evaluator.util.progress)."""
+    as the build goes (the CLI shows it with evaluator.util.progress). `llm_runs`: the LLM
+    campaign folders whose runs the results count (failures included) with the track's reader
+    and classifier, as `gnncb results` reads them (`LlmRuns`; passed in by the caller, which
+    may import the LLM track), so the site counts every LLM outcome the CLI counts."""
     if repo_url is not None and not repo_url.startswith("https://"):
         raise ConfigError(f"--repo-url {repo_url!r}: give the repository's https:// address")
     shared_specs = prepared.specs if prepared else [s for s in specs if not is_board(s)]
@@ -121,7 +125,7 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
         built = _build_site(shared, Path(out), comps, drawer, ledger=ledger, repo_url=repo_url,
                             changed=changed, shown=shown,
                             campaigns=campaign_folders(_campaigns_dir(campaigns)),
-                            judged=judged or {},
+                            judged=judged or {}, llm_runs=llm_runs,
                             progress=progress or (lambda done, total, note: None))
         return sorted(built + markdown)
 
@@ -143,7 +147,8 @@ def _own(out: Path, path: str) -> Path:
 def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Drawer, *,
                 ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
                 shown: int, campaigns: dict[str, str], judged: dict[str, Any],
-                progress: Callable[[int, int, str], None]) -> list[Path]:
+                progress: Callable[[int, int, str], None],
+                llm_runs: LlmRuns | None = None) -> list[Path]:
     rows, tables, subs, slugs = p.rows, p.tables, p.submissions, p.slugs
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
@@ -192,7 +197,10 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         shutil.copyfile(templates_dir() / "site" / "assets" / name, out / "assets" / name)
         written.append(out / "assets" / name)
     text(".nojekyll", "")
-    page("index.html", "index.html.j2", "", title="Competitions", comps=cviews)
+    context = _results_context(comps, rows, subs, llm_runs)
+    page("index.html", "index.html.j2", "", title="Competitions", comps=cviews,
+         cohorts=context["humans"]["competitions"], llm_outcomes=context["llm_outcomes"],
+         public_sizes={v.slug: public_size(v.spec) for v in cviews})
     for v in todo:  # everything but the pages that wait for a figure or the results
         text(f"competitions/{v.slug}.csv", p.csv(v.spec))
         for e in v.entries:
@@ -210,7 +218,6 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         for e in t["entries"]:
             _entry_page(page, b, tv, e, repo_url, campaigns)
         step(b.slug)
-    context = _results_context(comps, rows, subs)
     drawer.send(context.pop("figures"))
     heatmap = context.pop("has_heatmap")
     for v in todo:
@@ -238,8 +245,19 @@ def _figures(v: CompetitionView) -> list[Job]:
             (f"spread:{v.slug}", "spread_plot", (v.spread, v.metric, v.higher, plain))]
 
 
+@dataclass(frozen=True)
+class LlmRuns:
+    """LLM campaign folders and the LLM track's readers (`evaluator.llm.report.load_runs`,
+    `low_scoring`), as `gnncb results` passes them to `api.dataset`."""
+
+    folders: list[Path]
+    load_runs: Any
+    classify: Any = None
+
+
 def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
-                     routed: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+                     routed: dict[str, list[dict[str, Any]]] | None = None,
+                     llm_runs: LlmRuns | None = None) -> dict[str, Any]:
     """Results from `render.results` (the same numbers as `gnncb results ...`), and the jobs
     drawing its two figures (`figures`). `routed`: the shared view's submissions per
     competition (`Prepared.submissions`): the dataset is built from them, without routing the
@@ -247,7 +265,11 @@ def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
     dataset of `gnncb results`)."""
     from evaluator.render.results import api
 
-    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None)
+    runs = llm_runs if llm_runs is not None and llm_runs.folders else None
+    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None,
+                     campaign_dirs=runs.folders if runs else None,
+                     load_runs=runs.load_runs if runs else None,
+                     classify=runs.classify if runs else None)
     humans = api.humans_result(ds)
     gaps = api.gaps_result(ds, humans)
     cohort = [{"slug": s.slug, "title": s.title, **humans["competitions"][s.slug]}
@@ -255,24 +277,38 @@ def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
     cells = [{"model": model, "slug": slug, **e} for slug, c in gaps["competitions"].items()
              for model, e in c["entries"].items()]
     models = sorted({c["model"] for c in cells})
-    slugs = [s.slug for s in comps]
-    gapped = {(c["model"], c["slug"]): c["gap"] for c in cells if c["gap"] is not None}
+    # one chart, one unit and one direction: the classification competitions (bounded,
+    # higher-is-better fractions) only; an MAE gap beside an F1 gap on one colour scale (or an
+    # MAE bar beside an accuracy bar on one axis) reads as the same kind of number
+    charted = [s.slug for s in comps if gaps["competitions"].get(s.slug, {}).get("classification")
+               and gaps["competitions"][s.slug]["higher_is_better"]]
+    left_out = [s.slug for s in comps if s.slug not in charted]
+    gapped = {(c["model"], c["slug"]): c["gap"] for c in cells
+              if c["gap"] is not None and c["slug"] in charted}
     tiers = [{"tier": t, "family": f, **v} for t, by in gaps["by_tier"].items()
              for f, v in by["families"].items()]
     versus = [{"slug": slug, **{k: c[k] for k in ("metric", "higher_is_better", "human_mean",
                                                   "llm_mean", "llm_mean_above_human_mean")}}
               for slug, c in gaps["competitions"].items()]
+    barred = [v for v in versus if v["slug"] in charted]
     figures: list[Job] = [("bars", "paired_bars", (
-        [v["slug"] for v in versus], [v["llm_mean"] for v in versus],
-        [v["human_mean"] for v in versus], "LLM mean", "human mean",
-        "LLM mean vs human mean per competition", "score (each competition's metric)"))]
+        [v["slug"] for v in barred], [v["llm_mean"] for v in barred],
+        [v["human_mean"] for v in barred], "LLM mean", "human mean",
+        "LLM mean vs human mean (classification competitions)",
+        "score (fraction, higher is better)"))]
     if gapped:
         figures.append(("heatmap", "heatmap", (
-            models, slugs, gapped, "Gap to the best human (positive = LLM at or above)",
-            "competition", "model", "metric units")))
+            sorted({m for m, _ in gapped}), [s for s in charted
+                                             if any(c == s for _, c in gapped)], gapped,
+            "Gap to the best human (classification; positive = LLM at or above)",
+            "competition", "model", "fraction (metric units)")))
+    valid = sum(1 for c in cells if c["score"] is not None)
     return {"cohort": cohort, "cells": cells, "gaps": gaps, "tiers": tiers, "versus": versus,
             "humans": humans, "has_heatmap": bool(gapped), "figures": figures,
-            "excluded": gaps["excluded"][:EXCLUDED_LISTED]}
+            "excluded": gaps["excluded"][:EXCLUDED_LISTED], "charted": charted,
+            "left_out": left_out, "models": models,
+            "llm_outcomes": {"entries": len(cells), "valid": valid,
+                             "failures": len(cells) - valid}}
 
 
 def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView, e: dict[str, Any],
