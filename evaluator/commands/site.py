@@ -40,6 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--code-pair", action="append", default=[], metavar="A=B",
                    help="compare two of those runs (by label or folder name, e.g. "
                         "VANILLA=SSD) per problem with a paired test (repeatable)")
+    b.add_argument("--runs", type=Path, action="append", metavar="DIR",
+                   help="LLM campaign folder whose runs the results page counts (failures "
+                        "included), as `gnncb results --runs`: run folders (runs/NAME) or a "
+                        "committed campaign's summaries (campaigns/NAME/gnn); repeatable. "
+                        "Default with the repository's ledger: every campaigns/*/gnn; with "
+                        "--ledger: none")
     b.add_argument("--jobs", type=int, choices=(1, 2), default=None,
                    help="2: draw the figures and compute the results in worker processes "
                         "beside the build; 1: everything in one process (default: 2 when two "
@@ -75,14 +81,16 @@ def _llm_runs(args: argparse.Namespace, root: Path) -> LlmRuns | None:
     """The LLM campaigns the results page counts, as `gnncb results` reads them: with the
     repository's ledger, every committed campaign (a model that produced no valid file has no
     ledger row; without them the site showed "0 of 0" where the CLI listed five failures);
-    with another --ledger, none (those campaigns belong to the repository's ledger)."""
+    with another --ledger, none (those campaigns belong to the repository's ledger) unless
+    --runs names them."""
     from evaluator.llm.report import load_runs, low_scoring
     from evaluator.paths import committed_campaigns
     from evaluator.render.site.build import LlmRuns
 
-    if args.ledger is not None:
-        return None
-    return LlmRuns(committed_campaigns(root), load_runs, low_scoring)
+    folders = args.runs
+    if folders is None:
+        folders = [] if args.ledger is not None else committed_campaigns(root)
+    return LlmRuns(list(folders), load_runs, low_scoring) if folders else None
 
 
 def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer,

@@ -198,13 +198,15 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         written.append(out / "assets" / name)
     text(".nojekyll", "")
     context = _results_context(comps, rows, subs, llm_runs)
+    cohorts = context["humans"]["competitions"]
+    attempts = attempt_logs(llm_runs)
     page("index.html", "index.html.j2", "", title="Competitions", comps=cviews,
-         cohorts=context["humans"]["competitions"], llm_outcomes=context["llm_outcomes"],
-         public_sizes={v.slug: public_size(v.spec) for v in cviews})
+         cohorts=context["humans"]["competitions"], llm_outcomes=context["llm_outcomes"])
     for v in todo:  # everything but the pages that wait for a figure or the results
         text(f"competitions/{v.slug}.csv", p.csv(v.spec))
         for e in v.entries:
-            _entry_page(page, v.spec, v, e, repo_url, campaigns)
+            _entry_page(page, v.spec, v, e, repo_url, campaigns,
+                        cohort=cohorts.get(v.slug), attempts=attempts)
         step(f"{v.slug} entries")
     for b, t in tracks:
         if b.slug not in wanted:
@@ -311,8 +313,52 @@ def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
                              "failures": len(cells) - valid}}
 
 
+def attempt_logs(llm_runs: LlmRuns | None) -> dict[str, list[dict[str, Any]]]:
+    """Ledger digest -> the attempt log of the LLM run that produced it (each attempt's parse
+    status, exit reason, validity and classified failure), read from the campaigns' run
+    summaries: the ledger row records only how many repairs were used, not what failed."""
+    from evaluator.render.results.entries import campaign_runs
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for folder in llm_runs.folders if llm_runs is not None else []:
+        for _, summary in campaign_runs(Path(folder), llm_runs.load_runs):
+            digest, log = summary.get("digest"), summary.get("attempt_log")
+            if isinstance(digest, str) and isinstance(log, list):
+                out[digest] = [a for a in log if isinstance(a, dict)]
+    return out
+
+
+def _failed_attempts(log: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Each attempt that did not give a valid file, as text: what the reader needs beside
+    "repairs 1"."""
+    out = []
+    for a in log:
+        if a.get("valid"):
+            continue
+        failure = a.get("failure") if isinstance(a.get("failure"), dict) else {}
+        out.append({"index": str(a.get("index", "?")),
+                    "what": "; ".join(str(x) for x in (
+                        failure.get("mode"), failure.get("evidence"),
+                        f"parse {a['parse_status']}" if a.get("parse_status") not in (None, "ok")
+                        else None,
+                        f"exit {a['exit_reason']}" if a.get("exit_reason") not in (None, "ok")
+                        else None) if x) or "no valid file"})
+    return out
+
+
+def _gap(value: float | None, top: float | None, higher: bool) -> float | None:
+    from evaluator.render.results.tables import signed_gap
+
+    return None if value is None or top is None else signed_gap(value, top, higher)
+
+
 def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView, e: dict[str, Any],
-                repo_url: str | None, campaigns: dict[str, str]) -> None:
+                repo_url: str | None, campaigns: dict[str, str], *,
+                cohort: dict[str, Any] | None = None,
+                attempts: dict[str, list[dict[str, Any]]] | None = None) -> None:
+    from evaluator.render.results.claims import test_size
+    from evaluator.render.results.conformance import llm_items
+
     row = e["row"]
     raw = row.get("declared") if isinstance(row.get("declared"), dict) else {}
     declared = {k: raw.get(k) for k in ("gnn_only", "seed", "training_time_minutes",
@@ -325,10 +371,22 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
         links.append({"href": f"{repo_url}/pull/{pr}", "text": f"pull request #{pr}"})
     scores = [{"name": n, "higher": spec.higher_is_better(n), "value": e["scores"].get(n),
                "interval": views.interval_bounds(row, n)} for n in (v.scores or e["scores"])]
+    kind = e.get("kind")
+    ref = (cohort or {}).get("reference") or {}
+    here = (cohort or {}).get("platform") or {}
+    primary = e.get("primary")
+    versus = None if cohort is None else {
+        "reference": _gap(primary, ref.get("top"), v.higher), "reference_top": ref.get("top"),
+        "reference_source": ref.get("source"), "reference_n": ref.get("participants"),
+        "platform": _gap(primary, here.get("top"), v.higher), "platform_top": here.get("top"),
+        "platform_n": here.get("participants") or 0, "note": (cohort or {}).get("note")}
+    failed = _failed_attempts((attempts or {}).get(str(row.get("digest", "")), []))
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
          protocol=e["protocol"] if "protocol" in e else views.protocol_of(spec, row),
-         declared=declared, llm=llm, links=links,
+         declared=declared, llm=llm, links=links, size=test_size(row, v.metric),
+         llm_rules=llm_items(row) if kind == "llm" and isinstance(spec, CompetitionSpec)
+         else None, versus=versus, failed_attempts=failed,
          back=f"../{'tracks' if is_board(spec) else 'competitions'}/{v.slug}.html")
 
 
