@@ -320,7 +320,9 @@ def attempt_logs(llm_runs: LlmRuns | None) -> dict[str, list[dict[str, Any]]]:
     from evaluator.render.results.entries import campaign_runs
 
     out: dict[str, list[dict[str, Any]]] = {}
-    for folder in llm_runs.folders if llm_runs is not None else []:
+    if llm_runs is None:
+        return out
+    for folder in llm_runs.folders:
         for _, summary in campaign_runs(Path(folder), llm_runs.load_runs):
             digest, log = summary.get("digest"), summary.get("attempt_log")
             if isinstance(digest, str) and isinstance(log, list):
@@ -335,7 +337,8 @@ def _failed_attempts(log: list[dict[str, Any]]) -> list[dict[str, str]]:
     for a in log:
         if a.get("valid"):
             continue
-        failure = a.get("failure") if isinstance(a.get("failure"), dict) else {}
+        found = a.get("failure")
+        failure: dict[str, Any] = found if isinstance(found, dict) else {}
         out.append({"index": str(a.get("index", "?")),
                     "what": "; ".join(str(x) for x in (
                         failure.get("mode"), failure.get("evidence"),
