@@ -12,6 +12,7 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 
 if TYPE_CHECKING:
+    from evaluator.render.site.build import LlmRuns
     from evaluator.render.site.parallel import Drawer
 
 
@@ -39,6 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--code-pair", action="append", default=[], metavar="A=B",
                    help="compare two of those runs (by label or folder name, e.g. "
                         "VANILLA=SSD) per problem with a paired test (repeatable)")
+    b.add_argument("--runs", type=Path, action="append", metavar="DIR",
+                   help="LLM campaign folder whose runs the results page counts (failures "
+                        "included), as `gnncb results --runs`: run folders (runs/NAME) or a "
+                        "committed campaign's summaries (campaigns/NAME/gnn); repeatable. "
+                        "Default with the repository's ledger: every campaigns/*/gnn; with "
+                        "--ledger: none")
     b.add_argument("--jobs", type=int, choices=(1, 2), default=None,
                    help="2: draw the figures and compute the results in worker processes "
                         "beside the build; 1: everything in one process (default: 2 when two "
@@ -65,12 +72,29 @@ def cmd_site_build(args: argparse.Namespace) -> int:
     # the drawing worker starts first: it imports matplotlib while the ledger is read
     drawer = Drawer(wanted(args.jobs, 2 + 2 * len(comps)))
     try:
-        return _build(args, specs, ledger_path, drawer)
+        return _build(args, specs, ledger_path, drawer, root)
     finally:
         drawer.close()
 
 
-def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer) -> int:
+def _llm_runs(args: argparse.Namespace, root: Path) -> LlmRuns | None:
+    """The LLM campaigns the results page counts, as `gnncb results` reads them: with the
+    repository's ledger, every committed campaign (a model that produced no valid file has no
+    ledger row; without them the site showed "0 of 0" where the CLI listed five failures);
+    with another --ledger, none (those campaigns belong to the repository's ledger) unless
+    --runs names them."""
+    from evaluator.llm.report import load_runs, low_scoring
+    from evaluator.paths import committed_campaigns
+    from evaluator.render.site.build import LlmRuns
+
+    folders = args.runs
+    if folders is None:
+        folders = [] if args.ledger is not None else committed_campaigns(root)
+    return LlmRuns(list(folders), load_runs, low_scoring) if folders else None
+
+
+def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Drawer,
+           root: Path) -> int:
     from evaluator.render.site.build import build_site
     from evaluator.util.progress import Progress
 
@@ -95,7 +119,7 @@ def _build(args: argparse.Namespace, specs: list, ledger_path: Path, drawer: Dra
         written = build_site(specs, Ledger(ledger_path).rows(), args.out, ledger=ledger_path,
                              repo_url=args.repo_url, changed=args.only, jobs=args.jobs,
                              boards=args.boards, judged=judged, progress=progress,
-                             drawer=drawer)
+                             drawer=drawer, llm_runs=_llm_runs(args, root))
     finally:
         if bar is not None:
             bar.close()

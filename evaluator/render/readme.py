@@ -21,6 +21,8 @@ from evaluator.ledger.store import Ledger
 from evaluator.metrics.registry import METRICS
 from evaluator.paths import default_ledger, templates_dir
 from evaluator.render.boards import fmt_score, md_escape
+from evaluator.render.results.board import interval_of
+from evaluator.render.results.claims import apart, test_size
 
 README_TEMPLATE = "competition_README.md.j2"
 
@@ -74,22 +76,68 @@ def baseline_rows(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> list[dic
 
 
 def verdict(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str:
-    """One sentence: does the GNN baseline beat the features-only one on the ranking score?"""
+    """One sentence: does the GNN baseline beat the features-only one on the ranking score?
+
+    Why it reads the intervals, not the difference: on a public part of 4 graphs a GNN at
+    1.0000 against 0.7333 without the graph is one graph's difference, and both 95 % intervals
+    overlap; "the graph helps" would claim what was not measured. The sentence claims a
+    difference only when the two intervals do not overlap, always states the test size, and
+    flags a part too small to read (the interval record's `small`, fewer than 100 units)."""
     by = {r["participant"]: r for r in rows}
     if "baseline:gnn" not in by or "baseline:nongraph" not in by:
         return ""
     name = spec.primary_score
-    gnn, flat = by["baseline:gnn"]["scores"][name], by["baseline:nongraph"]["scores"][name]
+    g_row, f_row = by["baseline:gnn"], by["baseline:nongraph"]
+    gnn, flat = g_row["scores"][name], f_row["scores"][name]
+    both = f"(`{name}` {gnn:.4f} for the GNN against {flat:.4f} without the graph"
+    g_iv, f_iv = interval_of(g_row, name), interval_of(f_row, name)
+    if g_iv is None or f_iv is None:
+        return (f"**No claim on the graph**: {both[1:]}; no 95 % interval was recorded for "
+                "these scores, so whether the difference is more than chance is not known.")
+    size = test_size(g_row, name)["text"]
+    both += (f"; 95 % intervals [{g_iv['low']:.4f}, {g_iv['high']:.4f}] and "
+             f"[{f_iv['low']:.4f}, {f_iv['high']:.4f}], on {size})")
+    small = ""
+    if g_iv.get("small") or f_iv.get("small"):
+        small = (f" **Small test set**: {size} only; the intervals are wide and the private "
+                 "part may rank the baselines differently.")
     gain = (gnn - flat) if spec.higher_is_better(name) else (flat - gnn)
-    both = f"(`{name}` {gnn:.4f} for the GNN against {flat:.4f} without the graph)"
-    if gain > 0.005:
-        return f"**The graph helps**: the GNN baseline beats the features-only baseline {both}."
-    if gain >= -0.005:
-        return (f"**The graph gives no clear gain here**: both baselines score about the same "
-                f"{both}. A stronger GNN has to use the structure better than these do.")
-    return (f"**The graph does not help the baselines here**: the features-only baseline beats "
-            f"the GNN baseline {both}. A GNN that wins must at least match a feature model "
-            "on the node features before the structure can add anything.")
+    separated = bool(apart(g_iv, f_iv))
+    if separated and gain > 0:
+        return (f"**The graph helps**: the GNN baseline beats the features-only baseline {both}, "
+                f"and the intervals do not overlap.{small}")
+    if separated and gain < 0:
+        return (f"**The graph does not help the baselines here**: the features-only baseline "
+                f"beats the GNN baseline {both}, and the intervals do not overlap. A GNN that "
+                "wins must at least match a feature model on the node features before the "
+                f"structure can add anything.{small}")
+    return (f"**No clear difference between the baselines**: the intervals overlap {both}, "
+            f"so this test size cannot say whether the graph helps.{small}")
+
+
+def humans_sentence(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> str:
+    """The reference cohort and the platform's own humans, each with its n and source, as
+    `gnncb results humans` computes them: one participant here never replaces a paper's
+    cohort (after one entry on diagraph, the README must still say 15 participants, 0.822)."""
+    from evaluator.render.results import api
+
+    c = api.humans_result(api.dataset([spec], rows))["competitions"][spec.slug]
+    ref, here = c["reference"], c["platform"] or {}
+    metric = f"`{spec.primary_score}`"
+    if ref is None:
+        first = "No published human reference for this competition."
+    else:
+        n = "" if ref["participants"] is None else f"{ref['participants']} participants, "
+        first = (f"Reference ({ref['source']}): {n}best {fmt_score(ref['top'])}, mean "
+                 f"{fmt_score(ref['mean'])}" + (f" ({c['note']['text']})" if c.get("note")
+                                                else "") + ".")
+    if not here.get("participants"):
+        second = "No human has a counted entry here yet (n = 0)."
+    else:
+        second = (f"Humans on this platform: n = {here['participants']}, best "
+                  f"{fmt_score(here['top'])}, mean {fmt_score(here['mean'])} ({metric}, "
+                  "latest accepted submission each), shown beside the reference, never in it.")
+    return f"{first} {second}"
 
 
 def readme_context(folder: Path, spec: CompetitionSpec,
@@ -129,6 +177,7 @@ def readme_context(folder: Path, spec: CompetitionSpec,
                        "hardware": r.get("declared", {}).get("hardware", "")}
                       for r in baselines],
         "verdict": Markup(verdict(spec, baselines)),  # noqa: S704 - numbers and our words
+        "humans": Markup(humans_sentence(spec, rows)),  # noqa: S704 - numbers and our words
         "cpu_hours": f"{hours:g}",
     }
 

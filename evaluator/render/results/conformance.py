@@ -89,11 +89,9 @@ def _says_not_gnn(row: dict[str, Any], declared: dict[str, Any]) -> bool:
 _SAYS_NOT_GNN: dict[str, bool] = {}
 
 
-def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "repairs"
-              ) -> dict[str, Any]:
-    """The LLM protocol (GNN-CB Protocol 3) against what the LLM track recorded in the row."""
-    if k_reading not in K_READINGS:
-        raise ValueError(f"k_reading {k_reading!r}: use one of {K_READINGS}")
+def llm_record(row: dict[str, Any]) -> dict[str, Any]:
+    """The LLM run facts of a row, flattened: decoding as requested and applied folded in
+    (temperature, max_tokens, seed, seed_sent), `model_calls` from `calls`."""
     llm = dict((row.get("declared") or {}).get("llm") or {})
     decoding = llm.get("decoding")
     if isinstance(decoding, dict):  # the track's record: decoding as requested and applied
@@ -104,6 +102,52 @@ def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "r
             llm["seed_unsupported"] = True  # the endpoint refused it: "where supported"
     if isinstance(llm.get("calls"), int):
         llm.setdefault("model_calls", llm["calls"])
+    return llm
+
+
+def llm_items(row: dict[str, Any]) -> list[dict[str, str]]:
+    """The LLM protocol items an LLM row is checked on, each as {"rule", "protocol",
+    "recorded"}: what an entry page shows beside the verdict (the human rules do not apply
+    to an LLM entry, so "not declared" under them would say nothing)."""
+    llm = llm_record(row)
+
+    def shown(key: str) -> str:
+        value = llm.get(key)
+        return "not recorded" if value is None else str(value)
+
+    overrides = llm.get("limit_overrides")
+    sandbox = llm.get("sandboxed")
+    agent = row.get("entrant") == "llm-agent"
+    seed = shown("seed") + (" (the endpoint does not take a seed)"
+                            if llm.get("seed_unsupported") else "")
+    return [
+        {"rule": "temperature", "protocol": f"{PROTOCOL_TEMPERATURE:g}",
+         "recorded": shown("temperature")},
+        {"rule": "output-token budget per call",
+         "protocol": "the agent's session budget" if agent else f"≤ {PROTOCOL_MAX_TOKENS:,}",
+         "recorded": shown("max_tokens")},
+        {"rule": "seed", "protocol": "25 where the API supports one", "recorded": seed},
+        {"rule": "repairs allowed", "protocol": f"≤ {K}", "recorded": shown("repairs_allowed")},
+        {"rule": "repairs used", "protocol": f"≤ {K}", "recorded": shown("repair_depth")},
+        {"rule": "model calls", "protocol": f"first answer + ≤ {K} repairs",
+         "recorded": shown("model_calls")},
+        {"rule": "execution limits", "protocol": "the competition's (no overrides)",
+         "recorded": "not recorded" if overrides is None else (
+             "none overridden" if not overrides else ", ".join(
+                 f"{k}={v}" for k, v in sorted(overrides.items())))},
+        {"rule": "sandbox", "protocol": "model code runs sandboxed",
+         "recorded": "not recorded" if sandbox is None else (
+             f"{'sandboxed' if sandbox else 'NOT sandboxed'} (isolation "
+             f"{llm.get('isolation') or 'none'})")},
+    ]
+
+
+def check_llm(spec: CompetitionSpec, row: dict[str, Any], *, k_reading: str = "repairs"
+              ) -> dict[str, Any]:
+    """The LLM protocol (GNN-CB Protocol 3) against what the LLM track recorded in the row."""
+    if k_reading not in K_READINGS:
+        raise ValueError(f"k_reading {k_reading!r}: use one of {K_READINGS}")
+    llm = llm_record(row)
     deviations: list[str] = []
     unverified: list[str] = []
     temperature = llm.get("temperature")

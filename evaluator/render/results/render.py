@@ -84,17 +84,34 @@ def _campaigns(data: dict[str, Any]) -> list[str]:
 
 # ----------------------------------------------------------------------------- humans
 HUMANS_HEADER = ("competition", "gnncb_id", "difficulty", "participants", "mean", "std", "high",
-                 "low", "top", "metric", "source", "note")
+                 "low", "top", "metric", "source", "note", "platform_participants",
+                 "platform_mean", "platform_top")
 
 
 def _note_text(note: dict[str, str] | None) -> str | None:
     return None if not note else f"{note['short']}: {note['text']}"
 
 
+def _here(c: dict[str, Any]) -> dict[str, Any]:
+    """The platform's own cohort of a humans row ({} for an imported source)."""
+    return c.get("platform") or {}
+
+
 def humans_rows(data: dict[str, Any]) -> list[list[Any]]:
     return [[cid, c.get("gnncb_id"), c["difficulty"], c["participants"], c["mean"], c["std"],
-             c["high"], c["low"], c["top"], c["metric"], c["source"], _note_text(c.get("note"))]
+             c["high"], c["low"], c["top"], c["metric"], c["source"], _note_text(c.get("note")),
+             _here(c).get("participants"), _here(c).get("mean"), _here(c).get("top")]
             for cid, c in data["competitions"].items()]
+
+
+def platform_cell(c: dict[str, Any]) -> str:
+    """The platform's cohort beside the reference: "n = 1: top 0.856, mean 0.856"."""
+    here = _here(c)
+    if not here:
+        return "–"
+    if not here.get("participants"):
+        return "n = 0"
+    return f"n = {here['participants']}: top {num(here['top'])}, mean {num(here['mean'])}"
 
 
 def _not_like_for_like(notes: dict[str, dict[str, str] | None], what: str) -> list[str]:
@@ -110,17 +127,22 @@ def _not_like_for_like(notes: dict[str, dict[str, str] | None], what: str) -> li
 
 
 def humans_markdown(data: dict[str, Any]) -> str:
+    ledger = data.get("source", "ledger") == "ledger"
     lines = ["# Human cohorts (GNN-CB Table 2)", "", *_provenance(data),
              "Std is the sample standard deviation (ddof = 1). Top is the best score (the "
-             "lowest for lower-is-better metrics).", ""]
+             "lowest for lower-is-better metrics)."
+             + (" P .. Source: the reference cohort (the paper's, where the competition "
+                "replicates one; gaps are measured against it); Here: the humans scored on "
+                "this platform, never mixed into the reference." if ledger else ""), ""]
     rows = [[_cell(cid), _cell(c.get("gnncb_id") or ""), c["difficulty"],
              "–" if c["participants"] is None else str(c["participants"]), num(c["mean"]),
              num(c["std"]), num(c["high"]), num(c["low"]), num(c["top"]), c["metric"],
              _cell(c["source"] or "no human results"),
              _cell(f"* {c['note']['short']}" if c.get("note") else "")]
+            + ([platform_cell(c)] if ledger else [])
             for cid, c in data["competitions"].items()]
     lines += _table(["Competition", "GNN-CB", "Diff.", "P", "Mean", "Std", "High", "Low", "Top",
-                     "Metric", "Source", "Note"], rows)
+                     "Metric", "Source", "Note"] + (["Here"] if ledger else []), rows)
     lines += _not_like_for_like({cid: c.get("note") for cid, c in
                                  data["competitions"].items()}, "Human figures")
     lines += excluded_markdown(data.get("excluded", []))
@@ -139,7 +161,7 @@ def _notes(data: dict[str, Any]) -> list[str]:
 # ----------------------------------------------------------------------------- gaps
 GAPS_HEADER = ("competition", "gnncb_id", "difficulty", "metric", "higher_is_better", "entrant",
                "family", "kind", "score", "sem", "runs", "gap", "human_top", "protocol",
-               "failure", "human_top_note")
+               "failure", "human_top_note", "platform_top", "gap_platform")
 
 
 def gaps_rows(data: dict[str, Any]) -> list[list[Any]]:
@@ -149,7 +171,8 @@ def gaps_rows(data: dict[str, Any]) -> list[list[Any]]:
             out.append([cid, c.get("gnncb_id"), c["difficulty"], c["metric"],
                         c["higher_is_better"], name, e["family"], e["kind"], e["score"],
                         e["sem"], e["runs"], e["gap"], c["human_top"], e["protocol"],
-                        e["failure"], _note_text(c.get("human_top_note"))])
+                        e["failure"], _note_text(c.get("human_top_note")),
+                        c.get("platform_top"), e.get("gap_platform")])
     return out
 
 
@@ -191,6 +214,11 @@ def gaps_markdown(data: dict[str, Any]) -> str:
     rows.append(["**Human top**", ""] + [
         num(comps[c]["human_top"]) + (" \\*" if comps[c].get("human_top_note") else "")
         for c in ids])
+    if data.get("source", "ledger") == "ledger":
+        rows.append(["Humans here", ""] + [
+            "n = 0" if not comps[c].get("platform_participants")
+            else f"n = {comps[c]['platform_participants']}: top {num(comps[c]['platform_top'])}"
+            for c in ids])
     rows.append(["**Avg. gap**", ""] + [signed(comps[c]["avg_gap"]) for c in ids])
     rows.append(["Human mean", ""] + [num(comps[c]["human_mean"]) for c in ids])
     rows.append(["LLM mean", ""] + [num(comps[c]["llm_mean"]) for c in ids])

@@ -52,51 +52,77 @@ def _best(values: list[float], higher: bool) -> float:
     return max(values) if higher else min(values)
 
 
+def _cohort(scores: list[float], higher: bool, source: str) -> dict[str, Any]:
+    """A cohort measured as a set of scores: P, mean, std (ddof=1), high, low, top."""
+    if not scores:
+        return {"source": source, "participants": 0, "mean": None, "std": None, "high": None,
+                "low": None, "top": None}
+    arr = np.asarray(scores, dtype=float)
+    return {"source": source, "participants": len(scores), "mean": float(arr.mean()),
+            "std": float(arr.std(ddof=1)) if len(arr) > 1 else None,
+            "high": float(arr.max()), "low": float(arr.min()), "top": _best(scores, higher)}
+
+
+def _reference(meta: dict[str, Any], rows: list[dict[str, Any]],
+               source: str) -> dict[str, Any] | None:
+    """The published human figures of a competition: a source's human-top/human-mean rows,
+    else GNN-CB Table 2 (the competition replicates one of its 18), else the spec's
+    `human_reference`; None when there is none."""
+    top = next((e["score"] for e in rows if e["kind"] == "human-top"), None)
+    mean = next((e["score"] for e in rows if e["kind"] == "human-mean"), None)
+    table2 = reference.table2().get(meta.get("gnncb_id") or "")
+    ref = meta.get("reference")
+    if top is not None or mean is not None:
+        mean_source = source
+        if mean is None and table2 is not None:  # same paper, its cohort table
+            mean, mean_source = table2.mean, "GNN-CB Table 2"
+        return {"source": source, "participants": None, "mean": mean,
+                "mean_source": mean_source, "std": None, "high": None, "low": None, "top": top}
+    if table2 is not None:
+        return {"source": "GNN-CB Table 2", "participants": table2.participants,
+                "mean": table2.mean, "std": table2.std, "high": table2.high, "low": table2.low,
+                "top": table2.high if meta["higher_is_better"] else table2.low}
+    if ref and (ref.get("top") is not None or ref.get("mean") is not None):
+        return {"source": "competition.yaml human_reference", "participants": None,
+                "mean": ref.get("mean"), "std": None, "high": None, "low": None,
+                "top": ref.get("top")}
+    return None
+
+
 def humans(dataset: dict[str, Any]) -> dict[str, Any]:
-    """Per competition: the human cohort (P, mean, std with ddof=1, high, low) from the
-    dataset's human rows; where none took part, the reference (spec or GNN-CB Table 2)."""
+    """Per competition, two cohorts kept apart: `reference` (the published figures: GNN-CB
+    Table 2, a spec's `human_reference`, or a source's human-top/mean rows) and `platform`
+    (the humans scored here: the ledger's, P = how many). Neither ever stands in for the
+    other: one participant here does not replace a paper's 15.
+
+    The flat fields (source, participants, mean, std, high, low, top) are the cohort the gaps
+    are measured against: the reference where there is one (the paper's comparisons are made
+    against the paper's humans), else the platform's. In an imported source, its own human
+    rows are its cohort (there is no platform there)."""
     out: dict[str, Any] = {}
     by_comp: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for e in dataset["entries"]:
         if e["kind"] in ("human", "human-top", "human-mean") and _counted(e):
             by_comp[e["competition"]].append(e)
+    ledger = dataset["source"] == "ledger"
     for cid, meta in dataset["competitions"].items():
         rows = by_comp.get(cid, [])
         scores = [e["score"] for e in rows if e["kind"] == "human"]
         base = {"metric": meta["metric"], "higher_is_better": meta["higher_is_better"],
                 "difficulty": meta["difficulty"], "gnncb_id": meta.get("gnncb_id")}
-        if scores:
-            arr = np.asarray(scores, dtype=float)
-            out[cid] = {**base, "source": dataset["source"], "participants": len(scores),
-                        "mean": float(arr.mean()),
-                        "std": float(arr.std(ddof=1)) if len(arr) > 1 else None,
-                        "high": float(arr.max()), "low": float(arr.min()),
-                        "top": _best(scores, meta["higher_is_better"])}
-            continue
-        top = next((e["score"] for e in rows if e["kind"] == "human-top"), None)
-        mean = next((e["score"] for e in rows if e["kind"] == "human-mean"), None)
-        table2 = reference.table2().get(meta.get("gnncb_id") or "")
-        ref = meta.get("reference")
-        if top is not None or mean is not None:
-            mean_source = dataset["source"]
-            if mean is None and table2 is not None:  # same paper, its cohort table
-                mean, mean_source = table2.mean, "GNN-CB Table 2"
-            out[cid] = {**base, "source": dataset["source"], "participants": None,
-                        "mean": mean, "mean_source": mean_source, "std": None, "high": None,
-                        "low": None, "top": top}
-        elif table2 is not None:
-            top = table2.high if meta["higher_is_better"] else table2.low
-            out[cid] = {**base, "source": "GNN-CB Table 2 (reference; no humans here)",
-                        "participants": table2.participants, "mean": table2.mean,
-                        "std": table2.std, "high": table2.high, "low": table2.low, "top": top}
-        elif ref and (ref.get("top") is not None or ref.get("mean") is not None):
-            out[cid] = {**base, "source": "competition.yaml human_reference",
-                        "participants": None, "mean": ref.get("mean"), "std": None,
-                        "high": None, "low": None, "top": ref.get("top")}
-        else:
-            out[cid] = {**base, "source": None, "participants": 0, "mean": None, "std": None,
-                        "high": None, "low": None, "top": None}
-    if dataset["source"] == "ledger":
+        ref = _reference(meta, rows, dataset["source"])
+        here = _cohort(scores, meta["higher_is_better"], dataset["source"])
+        if ledger:
+            platform: dict[str, Any] | None = here
+            primary = ref if ref is not None else here
+        else:  # a source's human rows are the source's own (published) cohort
+            platform = None
+            ref = here if scores else ref
+            primary = ref if ref is not None else here
+        if primary["participants"] == 0:
+            primary = {**primary, "source": None}
+        out[cid] = {**base, **primary, "reference": ref, "platform": platform}
+    if ledger:
         for cid, row in out.items():
             row["note"] = comparability_note(dataset["competitions"][cid], row["source"])
     excluded = [x for x in dataset.get("excluded", []) if x["kind"] == "human"]
@@ -155,6 +181,8 @@ def gaps(dataset: dict[str, Any], cohort: dict[str, Any] | None = None) -> dict[
     for cid, meta in dataset["competitions"].items():
         higher = meta["higher_is_better"]
         top = cohort[cid]["top"]
+        platform = cohort[cid].get("platform") or {}
+        here_top = platform.get("top")
         mine = [e for e in llm if e["competition"] == cid]
         scored = [e["score"] for e in mine if e["score"] is not None]
         if scored:
@@ -178,6 +206,8 @@ def gaps(dataset: dict[str, Any], cohort: dict[str, Any] | None = None) -> dict[
                 failures_untopped += top is None
             row_entries[e["entrant"]] = {
                 "score": e["score"], "gap": _round(gap), "sem": e["sem"],
+                "gap_platform": (None if here_top is None or e["score"] is None
+                                 else _round(signed_gap(e["score"], here_top, higher))),
                 "interval": e["interval"], "runs": len(e["runs"]) or None,
                 "run_list": [{k: run.get(k) for k in ("digest", "score", "seed", "campaign")}
                              for run in e["runs"]] if len(e["runs"]) > 1 else None,
@@ -190,6 +220,8 @@ def gaps(dataset: dict[str, Any], cohort: dict[str, Any] | None = None) -> dict[
                       "difficulty": meta["difficulty"], "classification": meta["classification"],
                       "human_top": top, "human_top_source": cohort[cid]["source"],
                       "human_top_note": cohort[cid].get("note"),
+                      "platform_top": here_top,
+                      "platform_participants": platform.get("participants"),
                       "human_mean": human_mean, "llm_mean": llm_mean,
                       "llm_mean_above_human_mean": (
                           None if llm_mean is None or human_mean is None

@@ -96,7 +96,8 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
                boards: Path | None = None, campaigns: Path | None = None,
                judged: dict[str, dict[str, Any]] | None = None,
                progress: Callable[[int, int, str], None] | None = None,
-               drawer: Drawer | None = None) -> list[Path]:
+               drawer: Drawer | None = None,
+               llm_runs: LlmRuns | None = None) -> list[Path]:
     """Build the site into `out`; returns the files written (sorted). `prepared`: the shared
     view of these specs and rows (`evaluator.render.boards.prepare`) when the caller renders the
     markdown boards too; `boards`: also write the markdown boards into this folder
@@ -108,7 +109,10 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
     `campaigns/`). `judged`: track board slug -> judged runs side
     by side (`evaluator.render.results.codetrack.compare_runs`, computed by the caller, which may
     import the track), shown on that board's page. `progress(done, total, note)` is called
-    as the build goes (the CLI shows it with evaluator.util.progress)."""
+    as the build goes (the CLI shows it with evaluator.util.progress). `llm_runs`: the LLM
+    campaign folders whose runs the results count (failures included) with the track's reader
+    and classifier, as `gnncb results` reads them (`LlmRuns`; passed in by the caller, which
+    may import the LLM track), so the site counts every LLM outcome the CLI counts."""
     if repo_url is not None and not (repo_url.startswith("https://")
                                      or is_loopback_http(repo_url)):
         raise ConfigError(f"--repo-url {repo_url!r}: give the repository's https:// address "
@@ -124,7 +128,7 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
         built = _build_site(shared, Path(out), comps, drawer, ledger=ledger, repo_url=repo_url,
                             changed=changed, shown=shown,
                             campaigns=campaign_folders(_campaigns_dir(campaigns)),
-                            judged=judged or {},
+                            judged=judged or {}, llm_runs=llm_runs,
                             progress=progress or (lambda done, total, note: None))
         return sorted(built + markdown)
 
@@ -146,7 +150,8 @@ def _own(out: Path, path: str) -> Path:
 def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Drawer, *,
                 ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
                 shown: int, campaigns: dict[str, str], judged: dict[str, Any],
-                progress: Callable[[int, int, str], None]) -> list[Path]:
+                progress: Callable[[int, int, str], None],
+                llm_runs: LlmRuns | None = None) -> list[Path]:
     rows, tables, subs, slugs = p.rows, p.tables, p.submissions, p.slugs
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
@@ -195,11 +200,16 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         shutil.copyfile(templates_dir() / "site" / "assets" / name, out / "assets" / name)
         written.append(out / "assets" / name)
     text(".nojekyll", "")
-    page("index.html", "index.html.j2", "", title="Competitions", comps=cviews)
+    context = _results_context(comps, rows, subs, llm_runs)
+    cohorts = context["humans"]["competitions"]
+    attempts = attempt_logs(llm_runs)
+    page("index.html", "index.html.j2", "", title="Competitions", comps=cviews,
+         cohorts=context["humans"]["competitions"], llm_outcomes=context["llm_outcomes"])
     for v in todo:  # everything but the pages that wait for a figure or the results
         text(f"competitions/{v.slug}.csv", p.csv(v.spec))
         for e in v.entries:
-            _entry_page(page, v.spec, v, e, repo_url, campaigns)
+            _entry_page(page, v.spec, v, e, repo_url, campaigns,
+                        cohort=cohorts.get(v.slug), attempts=attempts)
         step(f"{v.slug} entries")
     for b, t in tracks:
         if b.slug not in wanted:
@@ -213,7 +223,6 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         for e in t["entries"]:
             _entry_page(page, b, tv, e, repo_url, campaigns)
         step(b.slug)
-    context = _results_context(comps, rows, subs)
     drawer.send(context.pop("figures"))
     heatmap = context.pop("has_heatmap")
     for v in todo:
@@ -241,8 +250,19 @@ def _figures(v: CompetitionView) -> list[Job]:
             (f"spread:{v.slug}", "spread_plot", (v.spread, v.metric, v.higher, plain))]
 
 
+@dataclass(frozen=True)
+class LlmRuns:
+    """LLM campaign folders and the LLM track's readers (`evaluator.llm.report.load_runs`,
+    `low_scoring`), as `gnncb results` passes them to `api.dataset`."""
+
+    folders: list[Path]
+    load_runs: Any
+    classify: Any = None
+
+
 def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
-                     routed: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+                     routed: dict[str, list[dict[str, Any]]] | None = None,
+                     llm_runs: LlmRuns | None = None) -> dict[str, Any]:
     """Results from `render.results` (the same numbers as `gnncb results ...`), and the jobs
     drawing its two figures (`figures`). `routed`: the shared view's submissions per
     competition (`Prepared.submissions`): the dataset is built from them, without routing the
@@ -250,7 +270,11 @@ def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
     dataset of `gnncb results`)."""
     from evaluator.render.results import api
 
-    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None)
+    runs = llm_runs if llm_runs is not None and llm_runs.folders else None
+    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None,
+                     campaign_dirs=runs.folders if runs else None,
+                     load_runs=runs.load_runs if runs else None,
+                     classify=runs.classify if runs else None)
     humans = api.humans_result(ds)
     gaps = api.gaps_result(ds, humans)
     cohort = [{"slug": s.slug, "title": s.title, **humans["competitions"][s.slug]}
@@ -258,28 +282,89 @@ def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
     cells = [{"model": model, "slug": slug, **e} for slug, c in gaps["competitions"].items()
              for model, e in c["entries"].items()]
     models = sorted({c["model"] for c in cells})
-    slugs = [s.slug for s in comps]
-    gapped = {(c["model"], c["slug"]): c["gap"] for c in cells if c["gap"] is not None}
+    # one chart, one unit and one direction: the classification competitions (bounded,
+    # higher-is-better fractions) only; an MAE gap beside an F1 gap on one colour scale (or an
+    # MAE bar beside an accuracy bar on one axis) reads as the same kind of number
+    charted = [s.slug for s in comps if gaps["competitions"].get(s.slug, {}).get("classification")
+               and gaps["competitions"][s.slug]["higher_is_better"]]
+    left_out = [s.slug for s in comps if s.slug not in charted]
+    gapped = {(c["model"], c["slug"]): c["gap"] for c in cells
+              if c["gap"] is not None and c["slug"] in charted}
     tiers = [{"tier": t, "family": f, **v} for t, by in gaps["by_tier"].items()
              for f, v in by["families"].items()]
     versus = [{"slug": slug, **{k: c[k] for k in ("metric", "higher_is_better", "human_mean",
                                                   "llm_mean", "llm_mean_above_human_mean")}}
               for slug, c in gaps["competitions"].items()]
+    barred = [v for v in versus if v["slug"] in charted]
     figures: list[Job] = [("bars", "paired_bars", (
-        [v["slug"] for v in versus], [v["llm_mean"] for v in versus],
-        [v["human_mean"] for v in versus], "LLM mean", "human mean",
-        "LLM mean vs human mean per competition", "score (each competition's metric)"))]
+        [v["slug"] for v in barred], [v["llm_mean"] for v in barred],
+        [v["human_mean"] for v in barred], "LLM mean", "human mean",
+        "LLM mean vs human mean (classification competitions)",
+        "score (fraction, higher is better)"))]
     if gapped:
         figures.append(("heatmap", "heatmap", (
-            models, slugs, gapped, "Gap to the best human (positive = LLM at or above)",
-            "competition", "model", "metric units")))
+            sorted({m for m, _ in gapped}), [s for s in charted
+                                             if any(c == s for _, c in gapped)], gapped,
+            "Gap to the best human (classification; positive = LLM at or above)",
+            "competition", "model", "fraction (metric units)")))
+    valid = sum(1 for c in cells if c["score"] is not None)
     return {"cohort": cohort, "cells": cells, "gaps": gaps, "tiers": tiers, "versus": versus,
             "humans": humans, "has_heatmap": bool(gapped), "figures": figures,
-            "excluded": gaps["excluded"][:EXCLUDED_LISTED]}
+            "excluded": gaps["excluded"][:EXCLUDED_LISTED], "charted": charted,
+            "left_out": left_out, "models": models,
+            "llm_outcomes": {"entries": len(cells), "valid": valid,
+                             "failures": len(cells) - valid}}
+
+
+def attempt_logs(llm_runs: LlmRuns | None) -> dict[str, list[dict[str, Any]]]:
+    """Ledger digest -> the attempt log of the LLM run that produced it (each attempt's parse
+    status, exit reason, validity and classified failure), read from the campaigns' run
+    summaries: the ledger row records only how many repairs were used, not what failed."""
+    from evaluator.render.results.entries import campaign_runs
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    if llm_runs is None:
+        return out
+    for folder in llm_runs.folders:
+        for _, summary in campaign_runs(Path(folder), llm_runs.load_runs):
+            digest, log = summary.get("digest"), summary.get("attempt_log")
+            if isinstance(digest, str) and isinstance(log, list):
+                out[digest] = [a for a in log if isinstance(a, dict)]
+    return out
+
+
+def _failed_attempts(log: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Each attempt that did not give a valid file, as text: what the reader needs beside
+    "repairs 1"."""
+    out = []
+    for a in log:
+        if a.get("valid"):
+            continue
+        found = a.get("failure")
+        failure: dict[str, Any] = found if isinstance(found, dict) else {}
+        out.append({"index": str(a.get("index", "?")),
+                    "what": "; ".join(str(x) for x in (
+                        failure.get("mode"), failure.get("evidence"),
+                        f"parse {a['parse_status']}" if a.get("parse_status") not in (None, "ok")
+                        else None,
+                        f"exit {a['exit_reason']}" if a.get("exit_reason") not in (None, "ok")
+                        else None) if x) or "no valid file"})
+    return out
+
+
+def _gap(value: float | None, top: float | None, higher: bool) -> float | None:
+    from evaluator.render.results.tables import signed_gap
+
+    return None if value is None or top is None else signed_gap(value, top, higher)
 
 
 def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView, e: dict[str, Any],
-                repo_url: str | None, campaigns: dict[str, str]) -> None:
+                repo_url: str | None, campaigns: dict[str, str], *,
+                cohort: dict[str, Any] | None = None,
+                attempts: dict[str, list[dict[str, Any]]] | None = None) -> None:
+    from evaluator.render.results.claims import test_size
+    from evaluator.render.results.conformance import llm_items
+
     row = e["row"]
     raw = row.get("declared") if isinstance(row.get("declared"), dict) else {}
     declared = {k: raw.get(k) for k in ("gnn_only", "seed", "training_time_minutes",
@@ -292,10 +377,22 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
         links.append({"href": f"{repo_url}/pull/{pr}", "text": f"pull request #{pr}"})
     scores = [{"name": n, "higher": spec.higher_is_better(n), "value": e["scores"].get(n),
                "interval": views.interval_bounds(row, n)} for n in (v.scores or e["scores"])]
+    kind = e.get("kind")
+    ref = (cohort or {}).get("reference") or {}
+    here = (cohort or {}).get("platform") or {}
+    primary = e.get("primary")
+    versus = None if cohort is None else {
+        "reference": _gap(primary, ref.get("top"), v.higher), "reference_top": ref.get("top"),
+        "reference_source": ref.get("source"), "reference_n": ref.get("participants"),
+        "platform": _gap(primary, here.get("top"), v.higher), "platform_top": here.get("top"),
+        "platform_n": here.get("participants") or 0, "note": (cohort or {}).get("note")}
+    failed = _failed_attempts((attempts or {}).get(str(row.get("digest", "")), []))
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
          protocol=e["protocol"] if "protocol" in e else views.protocol_of(spec, row),
-         declared=declared, llm=llm, links=links,
+         declared=declared, llm=llm, links=links, size=test_size(row, v.metric),
+         llm_rules=llm_items(row) if kind == "llm" and isinstance(spec, CompetitionSpec)
+         else None, versus=versus, failed_attempts=failed,
          back=f"../{'tracks' if is_board(spec) else 'competitions'}/{v.slug}.html")
 
 

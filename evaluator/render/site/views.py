@@ -18,6 +18,7 @@ from evaluator.ledger.ranking import Entry
 from evaluator.render.results import conformance
 from evaluator.render.results.board import interval_of as board_interval
 from evaluator.render.results.board import overlaps
+from evaluator.render.results.claims import test_size
 
 KINDS = ("human", "llm", "baseline")
 KIND_LABEL = {"human": "human", "llm": "LLM", "baseline": "baseline"}
@@ -103,6 +104,7 @@ def _entry(spec: CompetitionSpec, e: Entry, primary: str) -> dict[str, Any]:
         "scores": {n: r.get("scores", {}).get(n) for n in score_names(spec)},
         "primary": r.get("scores", {}).get(primary),
         "interval": interval_bounds(r, primary), "submissions": e.submissions,
+        "size": test_size(r, primary),
         "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10], "row": r,
     }
 

@@ -198,7 +198,10 @@ def test_paper_humans_beside_local_scores_are_marked(tmp_path, capsys):
     code, out, err = run(capsys, "results", "humans", "--ledger", ledger, "--json")
     assert code == 0, err
     comps = json.loads(out)["competitions"]
-    assert comps["gnn-cora"]["note"] is None  # our own humans: nothing differs
+    # the paper's cohort stays the reference (and keeps its note); our one human is beside it
+    assert comps["gnn-cora"]["source"] == "GNN-CB Table 2"
+    assert comps["gnn-cora"]["note"]["short"] == "other test data"
+    assert comps["gnn-cora"]["platform"]["participants"] == 1
     gta = comps["gta"]["note"]
     assert "ranked on split 'perturbed' only" in gta["short"]
     assert "GNN-CB C13's humans: Macro-F1 on the original competition's test data" in gta["text"]
@@ -208,20 +211,25 @@ def test_paper_humans_beside_local_scores_are_marked(tmp_path, capsys):
 
     code, md, _ = run(capsys, "results", "humans", "--ledger", ledger)
     gta_row = next(line for line in md.splitlines() if line.startswith("| gta |"))
-    assert gta_row.endswith(r"\* other test data; ranked on split 'perturbed' only |")
+    assert gta_row.endswith(r"\* other test data; ranked on split 'perturbed' only | n = 0 |")
     assert "not measured on the data the scores here are measured on" in md
     code, csv_text, _ = run(capsys, "results", "humans", "--ledger", ledger, "--format", "csv")
-    assert csv_text.splitlines()[0].endswith(",source,note")
+    assert csv_text.splitlines()[0].endswith(",source,note,platform_participants,platform_mean,"
+                                             "platform_top")
 
     code, md, _ = run(capsys, "results", "gaps", "--ledger", ledger)
     top = next(line for line in md.splitlines() if line.startswith("| **Human top**"))
-    assert "0.790 \\*" in top and "| 0.700 |" in top  # gta from the paper, gnn-cora our own
+    assert "0.790 \\*" in top and "| 0.742 \\* |" in top  # both from the paper
+    here = next(line for line in md.splitlines() if line.startswith("| Humans here"))
+    assert "n = 1: top 0.700" in here  # gnn-cora's one human here, beside the paper's
     assert "- gta (other test data; ranked on split 'perturbed' only)" in md
     # our humans against the paper's are different data, not the paper disagreeing with itself
     assert "disagrees with GNN-CB Table 2's best human" not in md
     result = gaps_json(capsys, "--ledger", ledger)
     assert result["competitions"]["gta"]["human_top_note"]["short"].startswith("other test")
-    assert result["competitions"]["gnn-cora"]["human_top_note"] is None
+    cora = result["competitions"]["gnn-cora"]
+    assert cora["human_top"] == 0.742 and cora["human_top_source"] == "GNN-CB Table 2"
+    assert (cora["platform_top"], cora["platform_participants"]) == (0.70, 1)
 
 
 @pytest.mark.parametrize("claim", ["human", "baseline", 7])
