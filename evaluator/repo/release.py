@@ -4,7 +4,9 @@ Why: after the reveal a reader should be able to recompute every number on the b
 any key. The reveal (which holds the platform key) decrypts the hidden label tables and the
 stored envelope of every accepted (not withdrawn) submission of the version, opens the salts
 sealed with their commitments, and writes them into `leaderboard/releases/<slug>/v<version>/`
-with a machine-readable `index.json`. Each file is checkable on its own: its salted SHA-256 must
+with a machine-readable `index.json` and, per submission and split, its per-item results
+(`items/<split>/<digest>.csv`: true and predicted value of each id, derived from the two).
+Each file is checkable on its own: its salted SHA-256 must
 equal the commitment published long before (`hidden/commitments.json` for labels, the ledger
 row for predictions). The keyed workflow job hands the folder to the unkeyed one, which checks
 every commitment before it commits anything (`check_release`).
@@ -93,6 +95,8 @@ def build_release(root: Path, spec: CompetitionSpec, rows: list[dict[str, Any]],
                 if row.get("sealed_salt") else None)
         rel = f"predictions/{digest}.csv"
         files[rel] = opened.plaintext
+        for name, plain in _label_plaintexts(files, labels).items():
+            files[f"items/{name}/{digest}.csv"] = item_table(spec, plain, opened.plaintext)
         submissions.append({"digest": digest, "participant": row["participant"], "file": rel,
                             "sha256": hashlib.sha256(opened.plaintext).hexdigest(),
                             "salt": salt.hex() if salt is not None else None,
@@ -101,6 +105,35 @@ def build_release(root: Path, spec: CompetitionSpec, rows: list[dict[str, Any]],
              "algorithm": commit.ALGORITHM, "labels": labels, "submissions": submissions}
     files[INDEX] = (json.dumps(index, indent=2, sort_keys=True) + "\n").encode("utf-8")
     return files
+
+
+def _label_plaintexts(files: Mapping[str, bytes], labels: Mapping[str, Any]
+                      ) -> dict[str, bytes]:
+    return {name: files[entry["file"]] for name, entry in labels.items()
+            if isinstance(entry, dict) and entry.get("file") in files}
+
+
+def item_table(spec: CompetitionSpec, labels: bytes, predictions: bytes) -> bytes:
+    """Per-item results of one submission on one split: each labelled id with its part
+    (where the competition has parts), the true and the predicted value of every target, in
+    the label table's order. Derived from the two released files (`gnncb verify` rebuilds it)."""
+    import io
+
+    import pandas as pd
+
+    from evaluator.competition.spec import PART_COLUMN
+
+    truth = pd.read_csv(io.BytesIO(labels), dtype=str, keep_default_na=False)
+    pred = pd.read_csv(io.BytesIO(predictions), dtype=str, keep_default_na=False)
+    targets = [t.name for t in spec.targets if t.name in truth.columns]
+    keep = [c for c in [spec.id_column, PART_COLUMN] if c in truth.columns]
+    table = truth[keep + targets].rename(columns={t: f"{t}_true" for t in targets})
+    if PART_COLUMN in table.columns:
+        table = table.rename(columns={PART_COLUMN: "part"})
+    shown = pred[[spec.id_column, *[t for t in targets if t in pred.columns]]]
+    table = table.merge(shown.rename(columns={t: f"{t}_predicted" for t in targets}),
+                        on=spec.id_column, how="left", sort=False)
+    return table.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
 def index_sha256(files: Mapping[str, bytes]) -> str:

@@ -35,7 +35,7 @@ from evaluator.pipeline.evaluate import label_table
 from evaluator.render.boards import write_leaderboards
 from evaluator.repo.commitments import commitment_problems
 from evaluator.repo.record import all_specs, envelopes_dir, ledger_path
-from evaluator.repo.release import INDEX, index_sha256, load_index, read_release
+from evaluator.repo.release import INDEX, index_sha256, item_table, load_index, read_release
 from evaluator.repo.release import commitment_problems as release_problems
 from evaluator.scoring.clusters import load_clusters
 from evaluator.scoring.score import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
@@ -222,6 +222,12 @@ def _recompute(root: Path, spec: CompetitionSpec, rows: list[dict[str, Any]],
         except Rejection as err:
             report.problems.append(f"{shown}/{rel}: does not validate: {err}")
             continue
+        for name, entry in index["labels"].items():
+            rel_items = f"items/{name}/{digest}.csv"
+            if files.get(rel_items) != item_table(spec, files[entry["file"]], files[rel]):
+                report.problems.append(f"{shown}/{rel_items}: differs from the per-item "
+                                       "results rebuilt from the released labels and "
+                                       "predictions")
         parts = score_parts(spec, labels, predictions)
         intervals = interval_parts(spec, labels, predictions,
                                    clusters_for=lambda t: load_clusters(folder, spec, t))
