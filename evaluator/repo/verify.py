@@ -120,8 +120,11 @@ def _first_difference(a: bytes, b: bytes) -> tuple[int, str, str]:
     left = a.decode("utf-8", "replace").split("\n")
     right = b.decode("utf-8", "replace").split("\n")
     for i, (x, y) in enumerate(zip(left, right, strict=False), 1):
-        if x != y:
-            return i, x, y
+        if x != y:  # shown from a little before the first differing character
+            at = next((k for k, (p, q) in enumerate(zip(x, y, strict=False)) if p != q),
+                      min(len(x), len(y)))
+            start = max(0, at - 20)
+            return i, x[start:], y[start:]
     n = min(len(left), len(right)) + 1
     return n, "\n".join(left[n - 1:n]), "\n".join(right[n - 1:n])
 
@@ -153,7 +156,8 @@ def _check_site(root: Path, specs: Sequence[Any], rows: list[dict[str, Any]], si
                 build_site: Callable[..., list[Path]], report: VerifyReport) -> None:
     with tempfile.TemporaryDirectory(prefix="gnncb-verify-site-") as tmp:
         out = Path(tmp)
-        written = build_site(specs, rows, out, ledger=LEDGER, jobs=1)
+        # the ledger as a file: the site's footer names its SHA-256
+        written = build_site(specs, rows, out, ledger=ledger_path(root), jobs=1)
         for path in written:
             rel = path.relative_to(out).as_posix()
             _compare(Path(site) / rel, path, f"{site}/{rel}", report)

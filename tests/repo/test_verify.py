@@ -223,3 +223,26 @@ def test_rebuilding_the_same_labels_keeps_the_commitment(copy, tmp_path, keypair
     after = json.loads((copy / "competitions" / SLUG / "hidden" / "commitments.json")
                        .read_text())["labels"]["test"]["commitment"]
     assert after == before
+
+
+@pytest.mark.slow
+def test_the_site_offers_the_evidence_and_verifies(copy, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    site = tmp_path / "site"
+    assert main(["site", "build", "--out", str(site), "--root", str(copy), "--jobs", "1"]) == 0
+    index = json.loads((_release(copy) / "index.json").read_text())
+    digest = index["submissions"][0]["digest"]
+    pages = [p for p in (site / "entries").glob("*.html") if digest in p.read_text()]
+    assert len(pages) == 1
+    html = pages[0].read_text()
+    link = f"../releases/{SLUG}/v1/predictions/{digest}.csv"
+    assert f'href="{link}"' in html and f"items/test/{digest}.csv" in html
+    assert (site / "entries" / link).resolve().read_bytes() == (
+        _release(copy) / "predictions" / f"{digest}.csv").read_bytes()
+    code, out = _run(capsys, "verify", "--root", str(copy), "--site", str(site))
+    assert code == 0, out
+    table = site / "competitions" / f"{SLUG}.csv"
+    table.write_text(table.read_text().replace("alice", "mallory", 1))
+    code, out = _run(capsys, "verify", "--root", str(copy), "--site", str(site))
+    assert code == 1
+    assert f"competitions/{SLUG}.csv, line " in out.split("MISMATCH: ", 1)[1].splitlines()[0]
