@@ -246,3 +246,28 @@ def test_the_site_offers_the_evidence_and_verifies(copy, tmp_path, capsys):
     code, out = _run(capsys, "verify", "--root", str(copy), "--site", str(site))
     assert code == 1
     assert f"competitions/{SLUG}.csv, line " in out.split("MISMATCH: ", 1)[1].splitlines()[0]
+
+
+@pytest.mark.slow
+def test_a_key_rotation_keeps_the_commitments(copy, tmp_path, keypair, capsys):
+    """`gnncb keys reseal` re-seals the tables and their salts; the commitments stay, so lint
+    and verify stay clean, and the new key opens the salts."""
+    from evaluator.submission import commit, keys
+
+    new = tmp_path / "new"
+    keys.generate(new, bits=3072)
+    hidden = copy / "competitions" / SLUG / "hidden"
+    before = json.loads((hidden / "commitments.json").read_text())["labels"]["test"]
+    assert main(["keys", "reseal", str(copy / "competitions" / SLUG), "--root", str(copy),
+                 "--private-key", str(keypair["private_path"]),
+                 "--public-key", str(new / "public.pem")]) == 0
+    after = json.loads((hidden / "commitments.json").read_text())["labels"]["test"]
+    assert after["commitment"] == before["commitment"]
+    assert after["envelope_sha256"] != before["envelope_sha256"]
+    salt = commit.open_salt(after["sealed_salt"],
+                            keys.load_private_keys((new / "private.pem").read_text()), SLUG, 1,
+                            "labels:test")
+    assert salt.hex() == json.loads((_release(copy) / "index.json").read_text()
+                                    )["labels"]["test"]["salt"]
+    code, out = _run(capsys, "verify", "--root", str(copy))
+    assert code == 0, out
