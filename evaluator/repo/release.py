@@ -133,7 +133,8 @@ def item_table(spec: CompetitionSpec, labels: bytes, predictions: bytes) -> byte
     shown = pred[[spec.id_column, *[t for t in targets if t in pred.columns]]]
     table = table.merge(shown.rename(columns={t: f"{t}_predicted" for t in targets}),
                         on=spec.id_column, how="left", sort=False)
-    return table.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    text: str = table.to_csv(index=False, lineterminator="\n")
+    return text.encode("utf-8")
 
 
 def index_sha256(files: Mapping[str, bytes]) -> str:
@@ -210,22 +211,24 @@ def commitment_problems(files: Mapping[str, bytes], where: str, spec: Competitio
                  if r["type"] == SUBMISSION}
     listed = set()
     for item in index["submissions"]:
-        digest = item.get("digest") if isinstance(item, dict) else None
+        if not isinstance(item, dict):
+            item = {}
+        digest = str(item.get("digest"))
         if digest not in by_digest:
             problems.append(f"{where}/{INDEX}: lists {str(digest)[:12]}, which is not a "
                             "submission in the ledger")
             continue
         listed.add(digest)
         lineno, row = by_digest[digest]
-        if item.get("file") is None:
+        rel = item.get("file")
+        if rel is None:
             continue  # no stored envelope: listed as missing
-        if item["file"] not in files:
-            problems.append(f"{where}: {item['file']} (submission {digest[:12]}) is listed "
-                            "but missing")
+        if rel not in files:
+            problems.append(f"{where}: {rel} (submission {digest[:12]}) is listed but missing")
             continue
         want = row.get("commitment")
-        if want is not None and _committed(item.get("salt"), files[item["file"]]) != want:
-            problems.append(f"{where}/{item['file']}: the released predictions of submission "
+        if want is not None and _committed(item.get("salt"), files[rel]) != want:
+            problems.append(f"{where}/{rel}: the released predictions of submission "
                             f"{digest[:12]} do not match the commitment in ledger line "
                             f"{lineno}")
     expected = {r["digest"] for r in released_submissions(spec, rows)}

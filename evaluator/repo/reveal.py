@@ -110,16 +110,17 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
     ledger = Ledger(ledger_path(root))
     rows = ledger.rows()
     private = unseal_private(spec, rows, keys)
-    row = {
+    at = now_iso()
+    row: dict[str, Any] = {
         "type": REVEAL,
         "digest": _reveal_digest(spec.slug, spec.version, private),
         "slug": spec.slug, "version": spec.version, "part": PRIVATE,
         "public_fraction": spec.public_fraction, "submissions": len(private),
-        "private": private, "by": by, "at": now_iso(),
+        "private": private, "by": by, "at": at,
     }
     files: dict[str, bytes] = {}
     if with_release:
-        files = build_release(root, spec, rows, keys, at=row["at"])
+        files = build_release(root, spec, rows, keys, at=at)
         row["release"] = {"index": _relative(root, release_dir(root, spec.slug, spec.version)
                                              / INDEX), "sha256": index_sha256(files)}
     table = final_standings(spec, [*rows, row], private)

@@ -112,7 +112,8 @@ def read_commitments(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not a label commitments file (slug, version, labels: "
                           "{split: commitment, sealed_salt, envelope_sha256}); restore it "
                           "from git")
-    return data
+    checked: dict[str, Any] = data
+    return checked
 
 
 def record_label_commitment(labels_path: Path, slug: str, version: int, split: str,
