@@ -16,8 +16,12 @@ from evaluator.paths import repo_root
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="recompute the ledger chain, envelopes, commitments, "
-                                      "boards and revealed scores (no key needed)")
+    p = sub.add_parser("verify", help="recompute what the repository publishes, with no key",
+                       description="Check with no key: the ledger's hash chain, every stored "
+                       "envelope, the label commitments, the boards (and --site) rebuilt from "
+                       "the ledger byte for byte and, after a reveal, every released file, "
+                       "score, interval and final rank recomputed. Exit 1 names the first "
+                       "mismatch.")
     p.add_argument("--site", type=Path, metavar="DIR",
                    help="also rebuild the static site and compare it byte for byte with DIR "
                         "(a downloaded or built site; needs the [site] extra)")
