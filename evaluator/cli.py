@@ -41,6 +41,8 @@ VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
     "results": ("the papers' comparisons from the ledger or a source",
                 ("evaluator.commands.results",)),
     "site": ("build the static benchmark site", ("evaluator.commands.site",)),
+    "verify": ("recompute what the repository publishes, with no key",
+               ("evaluator.commands.verify",)),
 }
 
 # Every module that contributes verbs, in the order `gnncb --help` lists them.

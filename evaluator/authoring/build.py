@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator.competition.spec import PART_COLUMN, CompetitionSpec
 from evaluator.errors import ConfigError
 from evaluator.submission import envelope
+from evaluator.submission.commit import record_label_commitment
 
 PUBLIC, PRIVATE = "public", "private"
 MAX_CLASS_STRATA = 20  # a target with more distinct values is stratified by quantile bins
@@ -179,6 +180,9 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
     or when a label fix keeps the parts already sealed (`authoring.relabel`; no seed needed).
     A split that declares `clusters` (rows that are not independent) needs `groups` (see
     `draw_public_part`) or an explicit `public`, so its public part is drawn as whole clusters.
+
+    Also records the table's salted commitment in `commitments.json` beside it (the salt
+    derived from `seed` when given, so a rebuild of the same labels keeps its commitment).
     """
     columns = [spec.id_column] + [t.name for t in spec.targets]
     missing = set(columns) - set(frame.columns)
@@ -211,6 +215,8 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(envelope.seal(data, public_key,
                                    envelope.label_claims(spec.slug, spec.version, split)) + b"\n")
+    # the public promise that these labels never change within this version (docs/results.md)
+    record_label_commitment(path, spec.slug, spec.version, split, data, public_key, seed=seed)
 
 
 def sample_submission(ids: pd.Series, spec: CompetitionSpec) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -18,7 +19,9 @@ from evaluator.authoring import lint_content
 from evaluator.competition.boards import board_of_folder
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import GnncbError, Rejection
+from evaluator.repo.commitments import commitment_problems
 from evaluator.submission import envelope, keys
+from evaluator.submission.commit import COMMITMENTS_NAME
 from evaluator.submission.validate import _id_key, all_ids, competition_ids, validate_predictions
 
 README_SECTIONS = ("## Task", "## Data", "## Evaluation", "## Rules", "## How to submit",
@@ -89,6 +92,8 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
     platform = committed_platform_key(folder)
     if hidden.is_dir():
         for path in sorted(p for p in hidden.rglob("*") if p.is_file()):
+            if path == hidden / COMMITMENTS_NAME:  # public promises, checked below
+                continue
             try:
                 header = envelope.read_header(path.read_bytes())
             except Rejection:
@@ -103,6 +108,7 @@ def lint_competition(folder: Path, *, private_keys: Mapping[str, rsa.RSAPrivateK
                                 f"committed platform key {platform[0]} (kid {platform[1]}): "
                                 "the evaluator would fail on the first submission; re-seal "
                                 "with `gnncb keys reseal` (or rebuild with the committed key)")
+    problems += commitment_problems(folder, spec, _ledger_rows())
     if structural:
         return problems + structural
     problems += lint_content.undescribed_files(folder, spec)
@@ -161,8 +167,6 @@ def _check_hidden_against_public(folder: Path, spec: CompetitionSpec,
     """With the key: hidden labels cover exactly the public ids, hold only values the spec
     allows, have the declared split sizes, and no public column predicts them far better than
     the baselines do."""
-    from evaluator.ledger.store import Ledger
-    from evaluator.paths import find_root
     from evaluator.pipeline.evaluate import load_labels
 
     problems = []
@@ -180,8 +184,16 @@ def _check_hidden_against_public(folder: Path, spec: CompetitionSpec,
                             "hidden only)")
     problems += lint_content.hidden_label_problems(folder, spec, labels)
     problems += lint_content.split_size_problems(folder, spec, per_split, labels)
-    found = find_root()  # the repository's ledger: scores the columns are compared with
-    ledger = Ledger(found.path / "leaderboard" / "ledger.jsonl") if found else None
-    rows = [r for r in (ledger.rows() if ledger else []) if r.get("type") == "submission"]
+    # the repository's ledger: scores the columns are compared with
+    rows = [r for r in _ledger_rows() if r.get("type") == "submission"]
     problems += lint_content.predictive_columns(folder, spec, labels, rows)
     return problems
+
+
+def _ledger_rows() -> list[dict[str, Any]]:
+    """The rows of the repository's ledger (none outside a repository)."""
+    from evaluator.ledger.store import Ledger
+    from evaluator.paths import find_root
+
+    found = find_root()
+    return Ledger(found.path / "leaderboard" / "ledger.jsonl").rows() if found else []

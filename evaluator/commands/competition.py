@@ -35,6 +35,9 @@ from evaluator.paths import (
 )
 from evaluator.submission import keys
 
+# beside the --row-out file: the release the keyed job hands to the unkeyed one
+RELEASE_FOLDER = "release"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("competition", help="maintain competition folders")
@@ -258,6 +261,7 @@ def cmd_relabel(args: argparse.Namespace) -> int:
 
 
 def cmd_reveal(args: argparse.Namespace) -> int:
+    from evaluator.repo.release import write_release
     from evaluator.repo.reveal import reveal
 
     root = announce(args.root, ledger=True)
@@ -268,7 +272,8 @@ def cmd_reveal(args: argparse.Namespace) -> int:
         args.by = audit_by(args, root)
     report = reveal(root, args.slug, load_keys(args.private_key), by=args.by or "",
                     early=args.early, boards=track_boards(root),
-                    dry_run=args.dry_run or args.row_out is not None)
+                    dry_run=args.dry_run or args.row_out is not None,
+                    with_release=not args.dry_run)
     print(f"{report.slug} v{report.version}: opened {report.row['submissions']} sealed "
           "submission score(s); final standings on the private part:")
     for e in report.standings:
@@ -284,7 +289,9 @@ def cmd_reveal(args: argparse.Namespace) -> int:
         args.row_out.parent.mkdir(parents=True, exist_ok=True)
         args.row_out.write_text(json.dumps(report.row, sort_keys=True) + "\n",
                                 encoding="utf-8")
-        print(f"wrote the reveal row to {args.row_out} (record it with --from-row)")
+        write_release(args.row_out.parent / RELEASE_FOLDER, report.release)
+        print(f"wrote the reveal row to {args.row_out} and the release beside it in "
+              f"{args.row_out.parent / RELEASE_FOLDER} (record both with --from-row)")
         return 0
     if args.dry_run:
         print("dry run: nothing written")
@@ -306,11 +313,14 @@ def _record_row(args: argparse.Namespace, root: Path) -> int:
         raise ConfigError(f"{args.from_row}: cannot read the reveal row: {err}") from None
     if not isinstance(row, dict) or row.get("slug") != args.slug:
         raise ConfigError(f"{args.from_row}: not a reveal row for {args.slug}")
+    release = args.from_row.parent / RELEASE_FOLDER
+    release_arg = release if release.is_dir() else None
     if not args.push:
-        change = record_reveal(root, row, boards=track_boards(root))
+        change = record_reveal(root, row, boards=track_boards(root), release=release_arg)
         print("recorded the reveal row" if change else "already revealed: nothing new")
         return 0
-    report = commit_and_push(root, lambda: record_reveal(root, row, boards=track_boards(root)),
+    report = commit_and_push(root, lambda: record_reveal(root, row, boards=track_boards(root),
+                                                         release=release_arg),
                              remote=args.remote,
                              branch=args.branch, env=push_env(root, args.remote))
     print(f"pushed the reveal of {args.slug} (attempts {report.attempts})"

@@ -20,6 +20,7 @@ from typing import Any
 from filelock import FileLock
 
 from evaluator.errors import ConfigError
+from evaluator.ledger.chain import CHAIN, chain_head, line_hash
 from evaluator.submission.identity import HUMAN, migrate_row
 from evaluator.util import gcpause
 
@@ -61,7 +62,8 @@ _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
                  "submitted_at": (str,), "method": (str,), "model": (str,), "team": (str,),
                  "sealed_scores": (str,), "scored_on": (str,), "intervals": (dict,),
                  "declared": (dict,), "final_choice": (list, _NONE), "late": (bool,),
-                 "per_problem": (dict,)},
+                 "per_problem": (dict,), "commitment": (str,), "sealed_salt": (str,),
+                 "label_commitments": (dict,)},
     WITHDRAWAL: {"slug": (str,), "version": (int,), "participant": (str,)},
     RESCORE: {"slug": (str,), "version": (int,), "participant": (str,), "sealed_scores": (str,),
               "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
@@ -282,19 +284,34 @@ class Ledger:
             key = (row["type"], row["digest"])
             if key not in seen:
                 seen.add(key)
-                new.append(_dumps(row) + "\n")
+                _dumps(row)  # refuse a row that is not JSON before writing any
+                new.append(row)
         if new:
             self._write(new)
         return len(new)
 
-    def _write(self, lines: list[str]) -> None:
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        """Append `rows`, each linked to the line before it (`ledger.chain`): the link is
+        made here, under the lock, so whoever made the row (a keyed job, a copy of a row from
+        an artifact) cannot choose it."""
         _, torn = self._read()
+        data = self.path.read_bytes() if self.path.exists() else b""
+        lead = b""
+        if torn is not None:  # cut the interrupted write off before appending
+            data = data[:torn]
+        elif data and not data.endswith(b"\n"):
+            lead = b"\n"
+            data += lead
+        head = chain_head(data)
+        lines = []
+        for row in rows:
+            line = _dumps({**row, CHAIN: head}).encode("utf-8")
+            head = line_hash(line)
+            lines.append(line + b"\n")
         with self.path.open("ab") as fh:
-            if torn is not None:  # cut the interrupted write off before appending
+            if torn is not None:
                 fh.truncate(torn)
-            elif fh.tell() and not self.path.read_bytes().endswith(b"\n"):
-                fh.write(b"\n")
-            fh.write("".join(lines).encode("utf-8"))
+            fh.write(lead + b"".join(lines))
             fh.flush()
             os.fsync(fh.fileno())
 

@@ -36,7 +36,7 @@ from evaluator.ledger.store import (
 )
 from evaluator.scoring.clusters import load_clusters
 from evaluator.scoring.score import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
-from evaluator.submission import envelope
+from evaluator.submission import commit, envelope
 from evaluator.submission.files import ENVELOPE_NAME, METADATA_NAME, read_limited
 from evaluator.submission.metadata import MAX_METADATA_BYTES, Metadata, parse_metadata
 from evaluator.submission.validate import all_ids, competition_ids, read_table, validate_predictions
@@ -72,8 +72,13 @@ def max_envelope_bytes(spec: CompetitionSpec) -> int:
 
 def load_labels(competition_dir: Path, spec: CompetitionSpec,
                 keys: Mapping[str, rsa.RSAPrivateKey]) -> dict[str, pd.DataFrame]:
-    """Decrypt every split's hidden labels in memory, indexed by id."""
+    """Decrypt every split's hidden labels in memory, indexed by id; with label commitments
+    (`hidden/commitments.json`), each table must be the one committed to, or nothing is
+    scored on it."""
     labels = {}
+    committed = commit.read_commitments(commit.commitments_path(Path(competition_dir) / "hidden"))
+    if committed is not None and committed.get("version") != spec.version:
+        committed = None  # another version's promises (lint reports it); nothing to check
     for name, split in spec.splits.items():
         path = Path(competition_dir) / split.labels
         try:
@@ -82,23 +87,53 @@ def load_labels(competition_dir: Path, spec: CompetitionSpec,
             raise ConfigError(f"{path}: cannot read hidden labels: {err}") from None
         plain = envelope.open_labels(compact, keys, spec.slug, spec.version, name,
                                      source=str(path))
-        try:
-            table = read_table(plain, f"{split.labels} (decrypted)")
-        except Rejection as err:
-            raise ConfigError(str(err)) from None
-        need = {spec.id_column, *(t.name for t in spec.targets)}
-        if spec.has_parts:
-            need.add(PART_COLUMN)
-        missing = need - set(table.columns)
-        if missing:
-            raise ConfigError(f"{path}: hidden labels lack columns {sorted(missing)}"
-                              + ("; public_fraction is set: rebuild the competition so the "
-                                 "labels name each id's part" if PART_COLUMN in missing else ""))
-        if PART_COLUMN in need and not set(table[PART_COLUMN]) <= {PUBLIC, PRIVATE}:
-            raise ConfigError(f"{path}: column {PART_COLUMN} holds values other than "
-                              f"{PUBLIC!r} and {PRIVATE!r}")
-        labels[name] = table.set_index(spec.id_column)
+        if committed is not None and name in committed["labels"]:
+            _check_committed(path, plain, committed["labels"][name], keys, spec, name)
+        labels[name] = label_table(spec, plain, path, f"{split.labels} (decrypted)")
     return labels
+
+
+def label_table(spec: CompetitionSpec, plain: bytes, path: Path | str,
+                shown: str) -> pd.DataFrame:
+    """One split's label table from its plaintext bytes, indexed by id (the decrypted hidden
+    labels, or the ones a reveal published)."""
+    try:
+        table = read_table(plain, shown)
+    except Rejection as err:
+        raise ConfigError(str(err)) from None
+    need = {spec.id_column, *(t.name for t in spec.targets)}
+    if spec.has_parts:
+        need.add(PART_COLUMN)
+    missing = need - set(table.columns)
+    if missing:
+        raise ConfigError(f"{path}: hidden labels lack columns {sorted(missing)}"
+                          + ("; public_fraction is set: rebuild the competition so the "
+                             "labels name each id's part" if PART_COLUMN in missing else ""))
+    if PART_COLUMN in need and not set(table[PART_COLUMN]) <= {PUBLIC, PRIVATE}:
+        raise ConfigError(f"{path}: column {PART_COLUMN} holds values other than "
+                          f"{PUBLIC!r} and {PRIVATE!r}")
+    return table.set_index(spec.id_column)
+
+
+def _check_committed(path: Path, plain: bytes, entry: Mapping[str, Any],
+                     keys: Mapping[str, rsa.RSAPrivateKey], spec: CompetitionSpec,
+                     split: str) -> None:
+    salt = commit.open_salt(entry["sealed_salt"], keys, spec.slug, spec.version,
+                            f"labels:{split}")
+    if commit.commit(salt, plain) != entry["commitment"]:
+        raise ConfigError(f"{path}: the decrypted labels do not match their commitment in "
+                          f"hidden/{commit.COMMITMENTS_NAME}; the table changed after it was "
+                          "committed: restore both files from git, or rebuild the competition "
+                          "under a new version")
+
+
+def label_commitments(competition_dir: Path, spec: CompetitionSpec) -> dict[str, str] | None:
+    """split -> the commitment of its label table for the current version, or None (built
+    before commitments). What a ledger row records it was scored against."""
+    committed = commit.read_commitments(commit.commitments_path(Path(competition_dir) / "hidden"))
+    if committed is None or committed.get("version") != spec.version:
+        return None
+    return {name: entry["commitment"] for name, entry in sorted(committed["labels"].items())}
 
 
 LLM_ENTRANTS = ("llm-api", "llm-agent")
@@ -312,6 +347,15 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
             {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
             keys[kid].public_key(), spec.slug, spec.version, opened.digest,
             size=envelope.scores_size(spec))
+    # the salted commitment to the exact bytes scored: checkable by anyone once the reveal
+    # publishes the predictions and the salt (sealed here to the platform key, bound to the row)
+    salt = commit.new_salt()
+    row["commitment"] = commit.commit(salt, opened.plaintext)
+    row["sealed_salt"] = commit.seal_salt(salt, keys[opened.header["kid"]].public_key(),
+                                          spec.slug, spec.version, opened.digest)
+    committed = label_commitments(competition_dir, spec)
+    if committed is not None:
+        row["label_commitments"] = committed
     if window.phase is not None:
         row["phase"] = window.phase
     if window.late:

@@ -33,8 +33,17 @@ from evaluator.ledger.store import Ledger, active_submissions, now_iso
 from evaluator.repo.gitops import Change
 from evaluator.repo.keyuse import needs_key, sealed_kid
 from evaluator.repo.record import ledger_path, rerender
+from evaluator.repo.release import (
+    INDEX,
+    build_release,
+    index_sha256,
+    read_release,
+    release_dir,
+    write_release,
+)
+from evaluator.repo.release import commitment_problems as release_problems
 from evaluator.scoring.score import PRIVATE, PUBLIC
-from evaluator.submission import envelope
+from evaluator.submission import commit, envelope
 
 
 @dataclass
@@ -45,6 +54,7 @@ class RevealReport:
     written: bool
     standings: list[FinalEntry] = field(default_factory=list)
     pages: list[Path] = field(default_factory=list)
+    release: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes
 
 
 def _competition(root: Path, slug: str) -> tuple[Path, CompetitionSpec]:
@@ -97,8 +107,11 @@ def unseal_private(spec: CompetitionSpec, rows: list[dict[str, Any]],
 
 def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: str = "",
            now: datetime | None = None, early: bool = False,
-           dry_run: bool = False, boards: Sequence[Board] = ()) -> RevealReport:
-    """Unseal, append the reveal row, re-render (unless dry_run)."""
+           dry_run: bool = False, boards: Sequence[Board] = (),
+           with_release: bool = True) -> RevealReport:
+    """Unseal, append the reveal row, write the release (`repo.release`), re-render (unless
+    dry_run). The release is built unless `with_release` is False (a dry run that only prints
+    the standings); the row names its index's SHA-256, so the chain covers the evidence."""
     root = Path(root)
     _, spec = _competition(root, slug)
     if not spec.has_parts:
@@ -116,20 +129,32 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
     ledger = Ledger(ledger_path(root))
     rows = ledger.rows()
     private = unseal_private(spec, rows, keys)
-    row = {
+    at = now_iso()
+    row: dict[str, Any] = {
         "type": REVEAL,
         "digest": _reveal_digest(spec.slug, spec.version, private),
         "slug": spec.slug, "version": spec.version, "part": PRIVATE,
         "public_fraction": spec.public_fraction, "submissions": len(private),
-        "private": private, "by": by, "at": now_iso(),
+        "private": private, "by": by, "at": at,
     }
+    files: dict[str, bytes] = {}
+    if with_release:
+        files = build_release(root, spec, rows, keys, at=at)
+        row["release"] = {"index": _relative(root, release_dir(root, spec.slug, spec.version)
+                                             / INDEX), "sha256": index_sha256(files)}
     table = final_standings(spec, [*rows, row], private)
     written = False
     pages: list[Path] = []
     if not dry_run:
         written = ledger.append(row)
-        pages = rerender(root, boards=boards)
-    return RevealReport(spec.slug, spec.version, row, written, table, pages)
+        if written and files:
+            pages += write_release(release_dir(root, spec.slug, spec.version), files)
+        pages += rerender(root, boards=boards)
+    return RevealReport(spec.slug, spec.version, row, written, table, pages, files)
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def choose_final(root: Path, slug: str, participant: str, digests: list[str], *, by: str,
@@ -202,15 +227,42 @@ def check_reveal_row(root: Path, row: object) -> CompetitionSpec:
     return spec
 
 
-def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = ()
-                  ) -> Change | None:
-    """Append a checked reveal row and re-render; the git Change to commit (None if done)."""
+def record_reveal(root: Path, row: dict[str, Any], *, boards: Sequence[Board] = (),
+                  release: Path | None = None) -> Change | None:
+    """Append a checked reveal row and re-render; the git Change to commit (None if done).
+    A row that names a release needs its folder (`release`, handed over by the keyed job):
+    its index must be the one the row names and every file must match its public commitment,
+    checked here without any key before anything is written."""
     root = Path(root)
     spec = check_reveal_row(root, row)
+    files = _checked_release(root, spec, row, release)
     ledger = Ledger(ledger_path(root))
     if not ledger.append(row):
         return None
-    pages = rerender(root, boards=boards)
+    pages = write_release(release_dir(root, spec.slug, spec.version), files) if files else []
+    pages += rerender(root, boards=boards)
     return Change(paths=[str(p.relative_to(root)) for p in [ledger.path, *pages]],
                   message=f"leaderboard: reveal the final standings of {spec.slug} "
                           f"v{spec.version}\n")
+
+
+def _checked_release(root: Path, spec: CompetitionSpec, row: Mapping[str, Any],
+                     folder: Path | None) -> dict[str, bytes]:
+    named = row.get("release")
+    if named is None:
+        return {}
+    if folder is None or not Path(folder).is_dir():
+        raise ConfigError(f"the reveal row of {spec.slug} names a release, but no release "
+                          "folder was handed over (expected beside the row file, in release/)")
+    files = read_release(Path(folder))
+    if not isinstance(named, Mapping) or index_sha256(files) != named.get("sha256"):
+        raise ConfigError(f"{folder}/{INDEX}: is not the index the reveal row names (SHA-256 "
+                          "differs); run the reveal again")
+    committed = commit.read_commitments(commit.commitments_path(
+        Path(root) / "competitions" / spec.slug / "hidden"))
+    problems = release_problems(files, str(folder), spec, committed,
+                                Ledger(ledger_path(root)).rows())
+    if problems:
+        raise ConfigError("the release does not match the public commitments; nothing "
+                          "recorded:\n  " + "\n  ".join(problems))
+    return files

@@ -9,6 +9,8 @@ atomically; the plaintext never touches the disk.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Mapping
@@ -21,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator.competition.schedule import revealed
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError, Rejection
-from evaluator.submission import envelope
+from evaluator.submission import commit, envelope
 from evaluator.submission.keys import thumbprint
 
 
@@ -88,7 +90,37 @@ def reseal_competition(folder: Path, private_keys: Mapping[str, rsa.RSAPrivateKe
                                                                      name))
         sealed.append((path, new, Resealed(path, str(header.get("kid")), thumbprint(public_key),
                                            old_version, spec.version)))
+    commitments = _resealed_commitments(Path(folder), spec.slug, spec.version, sealed,
+                                        private_keys, public_key)
     if not dry_run:
         for path, data, _ in sealed:
             _write_atomic(path, data)
+        if commitments is not None:
+            _write_atomic(commit.commitments_path(Path(folder) / "hidden"),
+                          (json.dumps(commitments, indent=2, sort_keys=True) + "\n").encode())
     return [r for _, _, r in sealed]
+
+
+def _resealed_commitments(folder: Path, slug: str, version: int,
+                          sealed: list[tuple[Path, bytes, Resealed]],
+                          private_keys: Mapping[str, rsa.RSAPrivateKey],
+                          public_key: rsa.RSAPublicKey) -> dict[str, Any] | None:
+    """The label commitments after a re-seal: the same commitments (same labels, same salt),
+    each salt re-sealed to the new key and version, each table's new SHA-256. None when the
+    competition has none (built before commitments)."""
+    data = commit.read_commitments(commit.commitments_path(folder / "hidden"))
+    if data is None:
+        return None
+    old_version = data["version"]
+    by_name = {p.name: (p, new) for p, new, _ in sealed}
+    labels = {}
+    for split, entry in data["labels"].items():
+        salt = commit.open_salt(entry["sealed_salt"], private_keys, slug, old_version,
+                                f"labels:{split}")
+        _, new = by_name.get(entry["file"], (None, None))
+        labels[split] = {**entry,
+                         "sealed_salt": commit.seal_salt(salt, public_key, slug, version,
+                                                         f"labels:{split}"),
+                         "envelope_sha256": (hashlib.sha256(new).hexdigest() if new is not None
+                                             else entry["envelope_sha256"])}
+    return {**data, "version": version, "labels": labels}

@@ -97,7 +97,8 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
                judged: dict[str, dict[str, Any]] | None = None,
                progress: Callable[[int, int, str], None] | None = None,
                drawer: Drawer | None = None,
-               llm_runs: LlmRuns | None = None) -> list[Path]:
+               llm_runs: LlmRuns | None = None,
+               releases: Path | None = None) -> list[Path]:
     """Build the site into `out`; returns the files written (sorted). `prepared`: the shared
     view of these specs and rows (`evaluator.render.boards.prepare`) when the caller renders the
     markdown boards too; `boards`: also write the markdown boards into this folder
@@ -112,7 +113,9 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
     as the build goes (the CLI shows it with evaluator.util.progress). `llm_runs`: the LLM
     campaign folders whose runs the results count (failures included) with the track's reader
     and classifier, as `gnncb results` reads them (`LlmRuns`; passed in by the caller, which
-    may import the LLM track), so the site counts every LLM outcome the CLI counts."""
+    may import the LLM track), so the site counts every LLM outcome the CLI counts. `releases`: the
+    folder of the reveals' releases (default: the repository's `leaderboard/releases/`): each
+    revealed competition's evidence is copied into the site and offered beside each entry."""
     if repo_url is not None and not (repo_url.startswith("https://")
                                      or is_loopback_http(repo_url)):
         raise ConfigError(f"--repo-url {repo_url!r}: give the repository's https:// address "
@@ -129,8 +132,48 @@ def build_site(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], out: Pa
                             changed=changed, shown=shown,
                             campaigns=campaign_folders(_campaigns_dir(campaigns)),
                             judged=judged or {}, llm_runs=llm_runs,
-                            progress=progress or (lambda done, total, note: None))
+                            progress=progress or (lambda done, total, note: None),
+                            releases=_releases_dir(releases))
         return sorted(built + markdown)
+
+
+def _releases_dir(given: Path | None) -> Path | None:
+    if given is not None:
+        return Path(given)
+    found = find_root()
+    return found.path / "leaderboard" / "releases" if found else None
+
+
+def _copy_release(releases: Path | None, spec: Leaderboard, out: Path,
+                  written: list[Path]) -> dict[str, dict[str, Any]]:
+    """Copy a revealed competition's release (repo.release: labels, predictions, per-item
+    results, index.json) into the site; digest -> the links its entry page offers."""
+    folder = (releases / spec.slug / f"v{spec.version}") if releases else None
+    if folder is None or not (folder / "index.json").is_file():
+        return {}
+    try:
+        index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise ConfigError(f"{folder / 'index.json'}: not JSON ({err}); restore it from "
+                          "git") from None
+    base = f"releases/{spec.slug}/v{spec.version}"
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        target = _own(out, f"{base}/{path.relative_to(folder).as_posix()}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        written.append(target)
+    labels = [e["file"] for e in index.get("labels", {}).values() if isinstance(e, dict)]
+    links = {}
+    for item in index.get("submissions", []):
+        if isinstance(item, dict) and item.get("file"):
+            digest = item["digest"]
+            links[digest] = {
+                "predictions": f"../{base}/{item['file']}",
+                "items": [{"split": split, "href": f"../{base}/items/{split}/{digest}.csv"}
+                          for split in sorted(index.get("labels", {}))],
+                "labels": [f"../{base}/{f}" for f in labels],
+                "index": f"../{base}/index.json"}
+    return links
 
 
 def _own(out: Path, path: str) -> Path:
@@ -151,7 +194,8 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
                 ledger: Path | str | None, repo_url: str | None, changed: list[str] | None,
                 shown: int, campaigns: dict[str, str], judged: dict[str, Any],
                 progress: Callable[[int, int, str], None],
-                llm_runs: LlmRuns | None = None) -> list[Path]:
+                llm_runs: LlmRuns | None = None,
+                releases: Path | None = None) -> list[Path]:
     rows, tables, subs, slugs = p.rows, p.tables, p.submissions, p.slugs
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
@@ -207,9 +251,11 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
          cohorts=context["humans"]["competitions"], llm_outcomes=context["llm_outcomes"])
     for v in todo:  # everything but the pages that wait for a figure or the results
         text(f"competitions/{v.slug}.csv", p.csv(v.spec))
+        evidence = _copy_release(releases, v.spec, out, written)
         for e in v.entries:
             _entry_page(page, v.spec, v, e, repo_url, campaigns,
-                        cohort=cohorts.get(v.slug), attempts=attempts)
+                        cohort=cohorts.get(v.slug), attempts=attempts,
+                        evidence=evidence.get(e["row"].get("digest", "")))
         step(f"{v.slug} entries")
     for b, t in tracks:
         if b.slug not in wanted:
@@ -361,7 +407,8 @@ def _gap(value: float | None, top: float | None, higher: bool) -> float | None:
 def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView, e: dict[str, Any],
                 repo_url: str | None, campaigns: dict[str, str], *,
                 cohort: dict[str, Any] | None = None,
-                attempts: dict[str, list[dict[str, Any]]] | None = None) -> None:
+                attempts: dict[str, list[dict[str, Any]]] | None = None,
+                evidence: dict[str, Any] | None = None) -> None:
     from evaluator.render.results.claims import test_size
     from evaluator.render.results.conformance import llm_items
 
@@ -390,7 +437,7 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
     page(f"entries/{e['id']}.html", "entry.html.j2", "../",
          title=f"{e['participant']} on {v.title}", e=e, c=v, scores=scores,
          protocol=e["protocol"] if "protocol" in e else views.protocol_of(spec, row),
-         declared=declared, llm=llm, links=links, size=test_size(row, v.metric),
+         declared=declared, llm=llm, links=links, evidence=evidence, size=test_size(row, v.metric),
          llm_rules=llm_items(row) if kind == "llm" and isinstance(spec, CompetitionSpec)
          else None, versus=versus, failed_attempts=failed,
          back=f"../{'tracks' if is_board(spec) else 'competitions'}/{v.slug}.html")
