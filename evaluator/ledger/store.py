@@ -61,13 +61,13 @@ _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
                  "submitted_at": (str,), "method": (str,), "model": (str,), "team": (str,),
                  "sealed_scores": (str,), "scored_on": (str,), "intervals": (dict,),
                  "declared": (dict,), "final_choice": (list, _NONE), "late": (bool,),
-                 "per_problem": (dict,)},
+                 "per_problem": (dict,), "paired": (dict,)},
     WITHDRAWAL: {"slug": (str,), "version": (int,), "participant": (str,)},
     RESCORE: {"slug": (str,), "version": (int,), "participant": (str,), "sealed_scores": (str,),
               "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
     STALE: {"slug": (str,), "version": (int,)},
     FINAL_CHOICE: {"slug": (str,), "version": (int,)},
-    _REVEAL: {"slug": (str,), "version": (int,)},
+    _REVEAL: {"slug": (str,), "version": (int,), "paired": (dict,)},
 }
 _JSON_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object",
                list: "a list", bool: "true or false", _NONE: "null"}

@@ -40,6 +40,7 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import (
     FINAL_CHOICE,
     Entry,
+    board_tiers,
     final_standings,
     standings_by_competition,
     standings_routed,
@@ -201,20 +202,23 @@ def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[
 def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
                      final_page: str | None = None, *, source: str | None = None,
                      top: int = TOP, table: list[Entry] | None = None) -> str:
-    from evaluator.render.results.board import annotate, interval_note
+    from evaluator.render.results.board import annotate, interval_note, tier_cell, tier_note
 
     entries = _standings(spec, rows, table)
     score_names = list(spec.metrics) + list(spec.derived)
     shown = entries[:top]
+    found = board_tiers(spec, shown)  # a tier depends only on the entries above it
     views = []
-    for e, extra in zip(shown, annotate(spec, [e.row for e in shown]), strict=True):
+    for e, extra, tier in zip(shown, annotate(spec, [e.row for e in shown]), found, strict=True):
         iv = extra["interval"]
         views.append({**_entry_view(spec, e), "protocol_mark": extra["mark"],
+                      "tier": Markup(tier_cell(tier)),  # noqa: S704 - a number and our mark
                       "protocol_why": extra["why"], "overlap": extra["overlap"],
                       "ci": Markup(f"[{iv['low']:.3f}, {iv['high']:.3f}]")  # noqa: S704
                       if iv else None})
     return render("leaderboard_competition.md.j2", spec=spec, entries=views,
                   interval_note=interval_note(spec, [e.row for e in shown]),
+                  tier_note=tier_note(spec, [e.row for e in shown], found),
                   score_names=score_names, final_page=final_page,
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names},
                   **board_context(spec.slug, len(entries), source or ledger_label(None), top))
