@@ -21,6 +21,7 @@ from evaluator.ledger.store import Ledger
 from evaluator.metrics.registry import METRICS
 from evaluator.paths import default_ledger, templates_dir
 from evaluator.render.boards import fmt_score, md_escape
+from evaluator.scoring.resolution import resolution
 
 README_TEMPLATE = "competition_README.md.j2"
 
@@ -130,6 +131,7 @@ def readme_context(folder: Path, spec: CompetitionSpec,
                       for r in baselines],
         "verdict": Markup(verdict(spec, baselines)),  # noqa: S704 - numbers and our words
         "cpu_hours": f"{hours:g}",
+        "resolution": Markup(found.sentence()) if (found := resolution(folder, spec)) else "",  # noqa: S704
     }
 
 
