@@ -288,6 +288,16 @@ def board_tiers(spec: Rankable, table: list[Entry]) -> list[Tier]:
     return tiers(spec, [(e.rank, e.row) for e in table], part=board_part(spec))
 
 
+def final_tiers(spec: Rankable, table: list[FinalEntry], reveal: Mapping[str, Any]
+                ) -> list[Tier]:
+    """`tiers` of the final standings: the reveal row's paired comparisons of neighbours on the
+    private part (recorded by the keyed reveal); without them, by the private scores."""
+    record = reveal.get("paired")
+    pairs = record.get("pairs") if isinstance(record, dict) else None
+    return tiers(spec, [(e.rank, e.row) for e in table], part="private",
+                 pairs=pairs if isinstance(pairs, dict) else {}, intervals=False)
+
+
 def significant(outcome: Mapping[str, float]) -> bool:
     """A paired difference is significant when its interval excludes 0."""
     return not (outcome["low"] <= 0.0 <= outcome["high"])

@@ -42,6 +42,8 @@ from evaluator.ledger.ranking import (
     Entry,
     board_tiers,
     final_standings,
+    final_tiers,
+    shake_up,
     standings_by_competition,
     standings_routed,
 )
@@ -276,13 +278,17 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
         reveal = revealed(rows, spec.slug, spec.version)
     if not isinstance(reveal, dict):
         return None
+    from evaluator.render.results.board import tier_cell, tier_note
+
     table = final_standings(spec, rows, reveal["private"])
+    found = final_tiers(spec, table, reveal)
     score_names = list(spec.metrics) + list(spec.derived)
     entries = []
-    for e in table:
+    for e, tier in zip(table, found, strict=True):
         view = _entry_view(spec, Entry(e.rank, e.row, e.submissions))
         shake = e.shake_up
         view |= {
+            "tier": Markup(tier_cell(tier)),  # noqa: S704 - a number and our mark
             "private": {n: e.private.get(n) for n in score_names},
             "public_primary": e.row["scores"].get(spec.primary_score),
             "public_rank": e.public_rank,
@@ -292,7 +298,8 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
         }
         entries.append(view)
     return render("final_standings.md.j2", spec=spec, entries=entries,
-                  score_names=score_names, reveal=reveal,
+                  score_names=score_names, reveal=reveal, shake=shake_up(table),
+                  tier_note=tier_note(spec, [reveal], found, part="private"),
                   percent_private=round((1 - float(reveal["public_fraction"] or 0)) * 100),
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
 

@@ -29,7 +29,9 @@ from evaluator.competition.schedule import REVEAL, revealed, stamp
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
-from evaluator.ledger.store import Ledger, active_submissions, now_iso
+from evaluator.ledger.store import Ledger, active_submissions, envelopes_beside, now_iso
+from evaluator.pipeline.evaluate import load_labels
+from evaluator.pipeline.paired import compare_neighbours
 from evaluator.repo.gitops import Change
 from evaluator.repo.record import ledger_path, rerender
 from evaluator.scoring.score import PRIVATE, PUBLIC
@@ -81,7 +83,7 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
            dry_run: bool = False, boards: Sequence[Board] = ()) -> RevealReport:
     """Unseal, append the reveal row, re-render (unless dry_run)."""
     root = Path(root)
-    _, spec = _competition(root, slug)
+    folder, spec = _competition(root, slug)
     if not spec.has_parts:
         raise ConfigError(f"{slug} has no private part (no public_fraction in "
                           "competition.yaml): its board already ranks on the whole split")
@@ -105,6 +107,10 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
         "private": private, "by": by, "at": now_iso(),
     }
     table = final_standings(spec, [*rows, row], private)
+    # tiers of the final standings: neighbours compared on the private part, with the key
+    row["paired"] = compare_neighbours(folder, spec, load_labels(folder, spec, keys),
+                                       [e.row for e in table], keys,
+                                       envelopes_beside(ledger.path), part=PRIVATE)
     written = False
     pages: list[Path] = []
     if not dry_run:

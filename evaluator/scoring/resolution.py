@@ -42,14 +42,16 @@ class Resolution:
     share: bool  # delta is in score units (a share in [0, 1]); else in per-item SDs
     method: str
 
-    def sentence(self) -> str:
+    def sentence(self, *, markdown: bool = True) -> str:
+        """The note as a README (Markdown) or a site page (plain text, escaped there) says it."""
+        strong, code = ("**", "`") if markdown else ("", "")
         size = f"about {self.n:,}" if self.part == "public part" else f"{self.n:,}"
         if self.share:
             gap = f"{self.delta:.3f} ({100 * self.delta:.1f} percentage points)"
         else:
             gap = f"{self.delta:.2f} per-item standard deviations"
-        return (f"**Resolution**: with {size} {self.unit} in its {self.part}, two scores of "
-                f"`{self.score}` closer than {gap} cannot be told apart at "
+        return (f"{strong}Resolution{strong}: with {size} {self.unit} in its {self.part}, two "
+                f"scores of {code}{self.score}{code} closer than {gap} cannot be told apart at "
                 f"{round(100 * LEVEL)} % ({self.method}). Tiers use a paired test, which "
                 "separates entries that agree on most items at smaller gaps.")
 

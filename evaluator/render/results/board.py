@@ -62,15 +62,19 @@ def tier_cell(tier: Tier) -> str:
     return f"{tier.tier}°" if tier.by in (BY_OVERLAP, BY_POINT) else str(tier.tier)
 
 
-def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier]) -> str:
+def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier], *,
+              part: str | None = None) -> str:
     """One sentence under a board: what a tier is, the test that separates two tiers and its
-    level, as the rows record it; empty for an empty board."""
+    level, as the rows (or the reveal row, `part="private"`) record it; empty for an empty
+    board."""
     if not found:
         return ""
-    record = next((r["paired"] for r in rows if isinstance(r.get("paired"), dict)), {})
+    record: dict[str, Any] = next(
+        (r["paired"] for r in rows if isinstance(r.get("paired"), dict)), {})
     level = round(100 * float(record.get("level", 0.95)))
     unit = {"clusters": "clusters", "rows": "test rows"}.get(record.get("unit", "rows"), "rows")
-    part = " of the public part" if getattr(spec, "has_parts", False) else ""
+    part = (f" of the {part} part" if part else
+            " of the public part" if getattr(spec, "has_parts", False) else "")
     how = (f" ({record['resamples']} resamples)" if record.get("resamples") else "")
     text = (f"Tier first, point rank second: an entry starts a new tier only when its "
             f"{spec.primary_score} differs from the entry just above it significantly at "
@@ -79,9 +83,10 @@ def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier]) -> 
             "excludes 0; otherwise the two share a tier.")
     if any(t.by in (BY_OVERLAP, BY_POINT) for t in found):
         text += (" ° = no paired comparison was recorded with the entry above (scored before "
-                 "comparisons were kept, or its envelope is not stored): the tier then splits "
-                 "only where the two 95 % intervals do not overlap (or, without intervals, "
-                 "where the scores differ).")
+                 "comparisons were kept, or an envelope is not stored): the tier then splits "
+                 + ("where the two scores differ." if part == "private" else
+                    "only where the two 95 % intervals do not overlap (or, without intervals, "
+                    "where the scores differ)."))
     if not any(t.by == BY_PAIRED for t in found) and len(found) > 1:
         text += " No entry of this board has a paired comparison yet."
     return text
