@@ -58,6 +58,7 @@ def _spec(clusters: bool):
     return parse_spec(yaml.safe_dump(text))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(30, 120), st.floats(0.4, 0.95), st.floats(0.4, 0.95), st.booleans(),
        st.integers(0, 2**31))
@@ -176,6 +177,7 @@ def test_random_ledgers_get_the_tiers_an_independent_resampler_predicts(tmp_path
     assert "°" not in text  # every neighbour pair has a recorded comparison
 
 
+@pytest.mark.slow
 def test_public_board_compares_on_the_public_part_and_the_reveal_shows_the_shake_up(
         tmp_path, keypair, capsys):
     rng = np.random.default_rng(5)
