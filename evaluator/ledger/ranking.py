@@ -341,6 +341,9 @@ def tiers(spec: Rankable, ranked: list[tuple[int, Mapping[str, Any]]], *, part: 
             continue
         above_rank, above = ranked[i - 1]
         tier = out[-1].tier
+        if rank == above_rank:  # equal scores: the same tier, nothing to test
+            out.append(Tier(tier, ""))
+            continue
         outcome = paired_outcome(above, row, score=score, part=part, pairs=pairs)
         if outcome is not None:
             by, apart = BY_PAIRED, significant(outcome)
@@ -349,7 +352,7 @@ def tiers(spec: Rankable, ranked: list[tuple[int, Mapping[str, Any]]], *, part: 
             apart = not overlaps(interval_of(above, score), interval_of(row, score))
         else:
             by, apart = BY_POINT, True
-        out.append(Tier(tier + 1 if apart and rank != above_rank else tier, by, outcome))
+        out.append(Tier(tier + 1 if apart else tier, by, outcome))
     return out
 
 

@@ -41,6 +41,7 @@ class Resolution:
     delta: float  # smallest resolvable difference (score units, or per-item SDs)
     share: bool  # delta is in score units (a share in [0, 1]); else in per-item SDs
     method: str
+    coarser: str = ""  # clusters the rows belong to that could not be counted here
 
     def sentence(self, *, markdown: bool = True) -> str:
         """The note as a README (Markdown) or a site page (plain text, escaped there) says it."""
@@ -52,8 +53,11 @@ class Resolution:
             gap = f"{self.delta:.2f} per-item standard deviations"
         return (f"{strong}Resolution{strong}: with {size} {self.unit} in its {self.part}, two "
                 f"scores of {code}{self.score}{code} closer than {gap} cannot be told apart at "
-                f"{round(100 * LEVEL)} % ({self.method}). Tiers use a paired test, which "
-                "separates entries that agree on most items at smaller gaps.")
+                f"{round(100 * LEVEL)} % ({self.method})."
+                + (f" Its rows come in {self.coarser} (resampled whole), so the real "
+                   "resolution is coarser." if self.coarser else "")
+                + " Tiers use a paired test, which separates entries that agree on most "
+                "items at smaller gaps.")
 
 
 def _base_metric(spec: CompetitionSpec, score: str) -> str:
@@ -98,4 +102,7 @@ def resolution(folder: Path, spec: CompetitionSpec) -> Resolution | None:
     delta = z * math.sqrt(2 * 0.25 / n) if share else z * math.sqrt(2 / n)
     if score in spec.derived and spec.derived[score].op == "subtract":
         delta *= math.sqrt(len(spec.derived[score].of))  # a difference of scores adds variances
-    return Resolution(score, n, unit, part, delta, share, METHOD if share else METHOD_SD)
+    clusters = spec.splits[metric.split].clusters
+    coarser = clusters.name if clusters is not None and unit == "test rows" else ""
+    return Resolution(score, n, unit, part, delta, share, METHOD if share else METHOD_SD,
+                      coarser)

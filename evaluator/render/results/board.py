@@ -72,7 +72,9 @@ def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier], *,
     record: dict[str, Any] = next(
         (r["paired"] for r in rows if isinstance(r.get("paired"), dict)), {})
     level = round(100 * float(record.get("level", 0.95)))
-    unit = {"clusters": "clusters", "rows": "test rows"}.get(record.get("unit", "rows"), "rows")
+    interval = next((iv for r in rows if (iv := interval_of(r, spec.primary_score))), {})
+    kind = record.get("unit") or interval.get("unit", "rows")
+    unit = (interval.get("cluster_name") or "clusters") if kind == "clusters" else "test rows"
     part = (f" of the {part} part" if part else
             " of the public part" if getattr(spec, "has_parts", False) else "")
     how = (f" ({record['resamples']} resamples)" if record.get("resamples") else "")
