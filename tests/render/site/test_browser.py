@@ -124,7 +124,7 @@ def test_hostile_method_name_is_shown_as_text(browser, site):
     page = open_page(browser, site, PAGE_TYPES["competition"])
     row = next(r for r in page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")
                if HOSTILE_LOGIN in r.text)
-    method = row.find_elements(By.TAG_NAME, "td")[3]
+    method = row.find_elements(By.TAG_NAME, "td")[4]  # tier, rank, participant, kind, method
     assert method.text == HOSTILE
     assert method.find_elements(By.CSS_SELECTOR, "*") == []  # no <b>, <a> or <script> made
     assert page.execute_script("return document.scripts.length") == 1  # only sort.js
