@@ -11,6 +11,7 @@ Rounding happens only when rendering.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -22,6 +23,11 @@ from evaluator.ledger.store import FINAL_CHOICE as FINAL_CHOICE  # (defined with
 from evaluator.ledger.store import SUBMISSION, active_submissions, belongs, person
 
 _by_key_then_name = itemgetter(0, 1)
+
+# How the keyed job compares two entries (`evaluator.pipeline.paired`), as rows record it.
+PAIRED_TEST = "paired-bootstrap-percentile"
+# How a tier boundary was decided between an entry and the one ranked just above it.
+BY_PAIRED, BY_OVERLAP, BY_POINT = "paired", "overlap", "point"
 
 
 @dataclass(frozen=True)
@@ -256,3 +262,115 @@ def standing_of(spec: Rankable, rows: list[dict[str, Any]], participant: str,
         if belongs(entry.row, participant, participant_id):
             return entry.rank, len(table)
     return None, len(table)
+
+
+# ----------------------------------------------------------------------------- tiers
+@dataclass(frozen=True)
+class Tier:
+    """An entry's statistical tier and how its boundary with the entry above was decided:
+    `by` is BY_PAIRED (the recorded paired bootstrap), BY_OVERLAP (no paired comparison was
+    recorded: the two 95% intervals), BY_POINT (neither: the scores), or "" for the first."""
+
+    tier: int
+    by: str
+    outcome: dict[str, float] | None = None  # paired: diff, low, high of above minus this
+
+
+def interval_of(row: Mapping[str, Any], score: str) -> dict[str, Any] | None:
+    found = (row.get("intervals") or {}).get(score)
+    return found if isinstance(found, dict) and "low" in found and "high" in found else None
+
+
+def overlaps(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    if not a or not b:
+        return False
+    return bool(a["low"] <= b["high"] and b["low"] <= a["high"])
+
+
+def board_part(spec: Rankable) -> str:
+    """The part of the hidden labels a live board's scores (and comparisons) are on."""
+    return "public" if getattr(spec, "has_parts", False) else "all"
+
+
+def board_tiers(spec: Rankable, table: list[Entry]) -> list[Tier]:
+    """`tiers` of a live board's standings, on the part its scores are on."""
+    return tiers(spec, [(e.rank, e.row) for e in table], part=board_part(spec))
+
+
+def final_tiers(spec: Rankable, table: list[FinalEntry], reveal: Mapping[str, Any]
+                ) -> list[Tier]:
+    """`tiers` of the final standings: the reveal row's paired comparisons of neighbours on the
+    private part (recorded by the keyed reveal); without them, by the private scores."""
+    record = reveal.get("paired")
+    pairs = record.get("pairs") if isinstance(record, dict) else None
+    return tiers(spec, [(e.rank, e.row) for e in table], part="private",
+                 pairs=pairs if isinstance(pairs, dict) else {}, intervals=False)
+
+
+def significant(outcome: Mapping[str, float]) -> bool:
+    """A paired difference is significant when its interval excludes 0."""
+    return not (outcome["low"] <= 0.0 <= outcome["high"])
+
+
+def paired_outcome(upper: Mapping[str, Any], lower: Mapping[str, Any], *, score: str,
+                   part: str, pairs: Mapping[str, Mapping[str, float]] | None = None
+                   ) -> dict[str, float] | None:
+    """diff, low, high of upper minus lower on `part`: from `pairs` ("upper:lower" digests, a
+    reveal row's), else from whichever of the two rows recorded the comparison when it was
+    scored (the later one: it was compared with every entry on the board then)."""
+    if pairs is not None:
+        found = pairs.get(f"{upper['digest']}:{lower['digest']}")
+        return dict(found) if found else None
+    for mine, other, sign in ((lower, upper, -1.0), (upper, lower, 1.0)):
+        record = mine.get("paired")
+        if not isinstance(record, dict) or record.get("score") != score \
+                or record.get("part") != part:
+            continue
+        got = (record.get("vs") or {}).get(other["digest"])
+        if got:
+            low, high = sign * got["low"], sign * got["high"]
+            return {"diff": sign * got["diff"], "low": min(low, high), "high": max(low, high)}
+    return None
+
+
+def tiers(spec: Rankable, ranked: list[tuple[int, Mapping[str, Any]]], *, part: str,
+          pairs: Mapping[str, Mapping[str, float]] | None = None,
+          intervals: bool = True) -> list[Tier]:
+    """Tiers of a board (`ranked`: (point rank, row) in rank order): an entry starts a new tier
+    when its difference from the entry just above is significant at 95% by the recorded
+    paired bootstrap; else it shares that entry's tier. Where no paired comparison was
+    recorded (rows scored before comparisons existed, an envelope that was not stored), two
+    non-overlapping 95% intervals (`intervals`) or, without intervals, different point scores
+    separate them. Equal point ranks always share a tier."""
+    out: list[Tier] = []
+    score = spec.primary_score
+    for i, (rank, row) in enumerate(ranked):
+        if i == 0:
+            out.append(Tier(1, ""))
+            continue
+        above_rank, above = ranked[i - 1]
+        tier = out[-1].tier
+        if rank == above_rank:  # equal scores: the same tier, nothing to test
+            out.append(Tier(tier, ""))
+            continue
+        outcome = paired_outcome(above, row, score=score, part=part, pairs=pairs)
+        if outcome is not None:
+            by, apart = BY_PAIRED, significant(outcome)
+        elif intervals and interval_of(above, score) and interval_of(row, score):
+            by = BY_OVERLAP
+            apart = not overlaps(interval_of(above, score), interval_of(row, score))
+        else:
+            by, apart = BY_POINT, True
+        out.append(Tier(tier + 1 if apart else tier, by, outcome))
+    return out
+
+
+def shake_up(entries: list[FinalEntry]) -> dict[str, Any]:
+    """Kaggle's shake-up: the mean absolute change between public and private rank, over every
+    ranked entry that has both and over the top 10 % of the final standings (at least one
+    entry); None where no entry has both ranks."""
+    moved = [abs(e.shake_up) for e in entries if e.shake_up is not None]
+    top_n = max(1, math.ceil(0.1 * len(entries))) if entries else 0
+    top = [abs(e.shake_up) for e in entries[:top_n] if e.shake_up is not None]
+    return {"all": sum(moved) / len(moved) if moved else None, "n_all": len(moved),
+            "top": sum(top) / len(top) if top else None, "n_top": len(top)}

@@ -63,13 +63,13 @@ _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
                  "sealed_scores": (str,), "scored_on": (str,), "intervals": (dict,),
                  "declared": (dict,), "final_choice": (list, _NONE), "late": (bool,),
                  "per_problem": (dict,), "commitment": (str,), "sealed_salt": (str,),
-                 "label_commitments": (dict,)},
+                 "label_commitments": (dict,), "paired": (dict,)},
     WITHDRAWAL: {"slug": (str,), "version": (int,), "participant": (str,)},
     RESCORE: {"slug": (str,), "version": (int,), "participant": (str,), "sealed_scores": (str,),
               "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
     STALE: {"slug": (str,), "version": (int,)},
     FINAL_CHOICE: {"slug": (str,), "version": (int,)},
-    _REVEAL: {"slug": (str,), "version": (int,)},
+    _REVEAL: {"slug": (str,), "version": (int,), "paired": (dict,)},
 }
 _JSON_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object",
                list: "a list", bool: "true or false", _NONE: "null"}

@@ -34,6 +34,7 @@ from evaluator.ledger.store import (
     envelopes_beside,
     store_envelope,
 )
+from evaluator.pipeline.paired import compare_with_board
 from evaluator.scoring.clusters import load_clusters
 from evaluator.scoring.score import ALL, PRIVATE, PUBLIC, interval_parts, score_parts
 from evaluator.submission import commit, envelope
@@ -302,7 +303,8 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
                         if meta.final is not None and not window.late else None)
         return Admission(window, remaining, final_choice)
 
-    admission = admit(ledger.rows() if ledger else [])
+    before = ledger.rows() if ledger else []
+    admission = admit(before)
     if not isinstance(admission, Admission):
         earlier = admission
         return Outcome(True, spec.slug, login, scores=earlier["scores"], row=earlier,
@@ -341,6 +343,10 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
         "scored_at": scored_stamp,
         "scored_on": PUBLIC if spec.has_parts else ALL,
     }
+    if ledger:  # tiers: paired comparisons with the board's entries (evaluator.pipeline.paired)
+        row["paired"] = compare_with_board(competition_dir, spec, labels, predictions, before,
+                                           keys, envelopes_beside(ledger.path),
+                                           participant=login)
     if spec.has_parts:  # readable only with the platform key: the publish job cannot open it
         kid = opened.header["kid"]
         row["sealed_scores"] = envelope.seal_scores(

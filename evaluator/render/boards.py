@@ -40,7 +40,10 @@ from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import (
     FINAL_CHOICE,
     Entry,
+    board_tiers,
     final_standings,
+    final_tiers,
+    shake_up,
     standings_by_competition,
     standings_routed,
 )
@@ -206,20 +209,23 @@ def board_context(slug: str, entries: int, source: str, top: int = TOP) -> dict[
 def competition_page(spec: CompetitionSpec, rows: list[dict[str, Any]],
                      final_page: str | None = None, *, source: str | None = None,
                      top: int = TOP, table: list[Entry] | None = None) -> str:
-    from evaluator.render.results.board import annotate, interval_note
+    from evaluator.render.results.board import annotate, interval_note, tier_cell, tier_note
 
     entries = _standings(spec, rows, table)
     score_names = list(spec.metrics) + list(spec.derived)
     shown = entries[:top]
+    found = board_tiers(spec, shown)  # a tier depends only on the entries above it
     views = []
-    for e, extra in zip(shown, annotate(spec, [e.row for e in shown]), strict=True):
+    for e, extra, tier in zip(shown, annotate(spec, [e.row for e in shown]), found, strict=True):
         iv = extra["interval"]
         views.append({**_entry_view(spec, e), "protocol_mark": extra["mark"],
+                      "tier": Markup(tier_cell(tier)),  # noqa: S704 - a number and our mark
                       "protocol_why": extra["why"], "overlap": extra["overlap"],
                       "ci": Markup(f"[{iv['low']:.3f}, {iv['high']:.3f}]")  # noqa: S704
                       if iv else None})
     return render("leaderboard_competition.md.j2", spec=spec, entries=views,
                   interval_note=interval_note(spec, [e.row for e in shown]),
+                  tier_note=tier_note(spec, [e.row for e in shown], found),
                   score_names=score_names, final_page=final_page,
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names},
                   **board_context(spec.slug, len(entries), source or ledger_label(None), top))
@@ -277,13 +283,17 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
         reveal = revealed(rows, spec.slug, spec.version)
     if not isinstance(reveal, dict):
         return None
+    from evaluator.render.results.board import tier_cell, tier_note
+
     table = final_standings(spec, rows, reveal["private"])
+    found = final_tiers(spec, table, reveal)
     score_names = list(spec.metrics) + list(spec.derived)
     entries = []
-    for e in table:
+    for e, tier in zip(table, found, strict=True):
         view = _entry_view(spec, Entry(e.rank, e.row, e.submissions))
         shake = e.shake_up
         view |= {
+            "tier": Markup(tier_cell(tier)),  # noqa: S704 - a number and our mark
             "private": {n: e.private.get(n) for n in score_names},
             "public_primary": e.row["scores"].get(spec.primary_score),
             "public_rank": e.public_rank,
@@ -293,7 +303,8 @@ def final_page(spec: CompetitionSpec, rows: list[dict[str, Any]], *,
         }
         entries.append(view)
     return render("final_standings.md.j2", spec=spec, entries=entries,
-                  score_names=score_names, reveal=reveal,
+                  score_names=score_names, reveal=reveal, shake=shake_up(table),
+                  tier_note=tier_note(spec, [reveal], found, part="private"),
                   percent_private=round((1 - float(reveal["public_fraction"] or 0)) * 100),
                   arrows={n: "↑" if spec.higher_is_better(n) else "↓" for n in score_names})
 

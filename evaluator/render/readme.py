@@ -23,6 +23,7 @@ from evaluator.paths import default_ledger, templates_dir
 from evaluator.render.boards import fmt_score, md_escape
 from evaluator.render.results.board import interval_of
 from evaluator.render.results.claims import apart, test_size
+from evaluator.scoring.resolution import resolution
 
 README_TEMPLATE = "competition_README.md.j2"
 
@@ -179,6 +180,7 @@ def readme_context(folder: Path, spec: CompetitionSpec,
         "verdict": Markup(verdict(spec, baselines)),  # noqa: S704 - numbers and our words
         "humans": Markup(humans_sentence(spec, rows)),  # noqa: S704 - numbers and our words
         "cpu_hours": f"{hours:g}",
+        "resolution": Markup(found.sentence()) if (found := resolution(folder, spec)) else "",  # noqa: S704
     }
 
 

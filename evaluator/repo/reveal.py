@@ -29,7 +29,9 @@ from evaluator.competition.schedule import REVEAL, revealed, stamp
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import FINAL_CHOICE, FinalEntry, counted, final_standings
-from evaluator.ledger.store import Ledger, active_submissions, now_iso
+from evaluator.ledger.store import Ledger, active_submissions, envelopes_beside, now_iso
+from evaluator.pipeline.evaluate import load_labels
+from evaluator.pipeline.paired import compare_neighbours
 from evaluator.repo.gitops import Change
 from evaluator.repo.keyuse import needs_key, sealed_kid
 from evaluator.repo.record import ledger_path, rerender
@@ -113,7 +115,7 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
     dry_run). The release is built unless `with_release` is False (a dry run that only prints
     the standings); the row names its index's SHA-256, so the chain covers the evidence."""
     root = Path(root)
-    _, spec = _competition(root, slug)
+    folder, spec = _competition(root, slug)
     if not spec.has_parts:
         raise ConfigError(f"{slug} has no private part (no public_fraction in "
                           "competition.yaml): its board already ranks on the whole split")
@@ -143,6 +145,10 @@ def reveal(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *, by: 
         row["release"] = {"index": _relative(root, release_dir(root, spec.slug, spec.version)
                                              / INDEX), "sha256": index_sha256(files)}
     table = final_standings(spec, [*rows, row], private)
+    # tiers of the final standings: neighbours compared on the private part, with the key
+    row["paired"] = compare_neighbours(folder, spec, load_labels(folder, spec, keys),
+                                       [e.row for e in table], keys,
+                                       envelopes_beside(ledger.path), part=PRIVATE)
     written = False
     pages: list[Path] = []
     if not dry_run:

@@ -62,8 +62,11 @@ class Resampler:
 
     def __init__(self, n: int, rng: np.random.Generator, resamples: int,
                  clusters: np.ndarray | None = None, cluster_draws: np.ndarray | None = None,
-                 n_clusters: int | None = None):
+                 n_clusters: int | None = None, paired: bool = False):
         self.n, self.rng, self.b = n, rng, resamples
+        # paired: every call draws the same resamples (per-row weights from one seed, confusion
+        # counts from those weights), so two entries' draws differ only by their predictions
+        self.paired_seed = int(rng.integers(2**63)) if paired else None
         self.clusters = clusters
         self.n_clusters = 0
         if clusters is not None:
@@ -80,11 +83,14 @@ class Resampler:
         return "clusters" if self.clusters is not None else "rows"
 
     def per_row_feasible(self) -> bool:
-        return self.clusters is not None or self.n * self.b <= ROW_BUDGET
+        return (self.clusters is not None or self.paired_seed is not None
+                or self.n * self.b <= ROW_BUDGET)
 
     def confusion_draws(self, counts_total: np.ndarray, per_unit: np.ndarray | None
                         ) -> np.ndarray:
         k = counts_total.shape[-1]
+        if self.clusters is None and self.paired_seed is not None:
+            raise ValueError("paired resamples read confusion counts from weights")
         if self.clusters is None:
             p = counts_total.ravel() / max(self.n, 1)
             return self.rng.multinomial(self.n, p, size=self.b).reshape(self.b, k, k)
@@ -94,15 +100,24 @@ class Resampler:
 
     def weight_chunks(self) -> Iterator[np.ndarray]:
         """(R, n) resample counts per row, CHUNK resamples at a time."""
+        rng = (self.rng if self.paired_seed is None
+               else np.random.default_rng(self.paired_seed))
         for start in range(0, self.b, CHUNK):
             r = min(CHUNK, self.b - start)
             if self.clusters is not None:
                 assert self.cluster_draws is not None
                 yield self.cluster_draws[start:start + r][:, self.clusters]
             else:
-                idx = self.rng.integers(0, self.n, size=(r, self.n))
+                idx = rng.integers(0, self.n, size=(r, self.n))
                 offsets = (np.arange(r) * self.n)[:, None]
                 yield np.bincount((idx + offsets).ravel(), minlength=r * self.n).reshape(r, self.n)
+
+
+def _weighted_cells(cell: np.ndarray, w: np.ndarray, cells: int) -> np.ndarray:
+    """(R, cells) confusion counts of R weighted resamples: row i adds w[r, i] to its cell."""
+    r = w.shape[0]
+    idx = (cell[None, :] + (np.arange(r) * cells)[:, None]).ravel()
+    return np.bincount(idx, weights=w.ravel(), minlength=r * cells).reshape(r, cells)
 
 
 def _normal_draws(rng: np.random.Generator, point: float, se: float, b: int) -> np.ndarray:
@@ -132,10 +147,14 @@ def metric_draws(kernel: Kernel, truth: np.ndarray, pred: np.ndarray, *, classes
         case Confusion(statistic=statistic):
             k = len(classes)
             t, p = _encode(truth, classes), _encode(pred, classes)
-            total = confusion_counts(t, p, k)
-            per_unit = (confusion_counts(t, p, k, r.clusters, r.n_clusters)
-                        if r.clusters is not None else None)
-            counts = r.confusion_draws(total, per_unit)
+            if r.paired_seed is not None and r.clusters is None:
+                counts = np.concatenate([_weighted_cells(t * k + p, w, k * k)
+                                         for w in r.weight_chunks()]).reshape(-1, k, k)
+            else:
+                total = confusion_counts(t, p, k)
+                per_unit = (confusion_counts(t, p, k, r.clusters, r.n_clusters)
+                            if r.clusters is not None else None)
+                counts = r.confusion_draws(total, per_unit)
             if positive is None:
                 return statistic(counts), "bootstrap"
             return statistic(counts, list(map(str, classes)).index(str(positive))), "bootstrap"

@@ -133,24 +133,7 @@ def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
     `clusters`: split -> (cluster name, one cluster label per hidden-label row, in label order);
     splits whose clusters share a name draw the same clusters (e.g. twin graphs)."""
     clusters = clusters or {}
-    rng = bootstrap.rng_for(spec.slug, spec.version, spec.rules.seed)
-    shared: dict[str, tuple[pd.Index, np.ndarray]] = {}
-    for name in sorted({c[0] for c in clusters.values()}):
-        values = pd.Index(np.unique(np.concatenate(
-            [np.asarray(v, dtype=str) for n, v in clusters.values() if n == name])))
-        shared[name] = (values, rng.multinomial(len(values), np.full(len(values), 1 / len(values)),
-                                                size=resamples))
-    resamplers: dict[str, bootstrap.Resampler] = {}
-    for split, table in labels.items():
-        if split in clusters:
-            name, values = clusters[split]
-            universe, unit_draws = shared[name]
-            codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
-            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
-                                                    cluster_draws=unit_draws,
-                                                    n_clusters=len(universe))
-        else:
-            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples)
+    resamplers = _resamplers(spec, labels, clusters, resamples)
     draws: dict[str, np.ndarray] = {}
     out: dict[str, dict[str, Any]] = {}
     for name, metric in spec.metrics.items():
@@ -174,6 +157,80 @@ def score_intervals(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
                          out[ref]["method"] == "bootstrap-percentile" for ref in derived.of)
                      else "normal", "of": list(derived.of)}
     return out
+
+
+def _resamplers(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                clusters: dict[str, tuple[str, np.ndarray]], resamples: int, *,
+                paired: bool = False) -> dict[str, bootstrap.Resampler]:
+    """One resampler per split, from the competition's own seed: splits whose clusters share a
+    name draw the same clusters. The same arguments always give the same draws (with `paired`,
+    every call of a resampler's weights too), which is what makes a comparison paired."""
+    rng = bootstrap.rng_for(spec.slug, spec.version, spec.rules.seed)
+    shared: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    for name in sorted({c[0] for c in clusters.values()}):
+        values = pd.Index(np.unique(np.concatenate(
+            [np.asarray(v, dtype=str) for n, v in clusters.values() if n == name])))
+        shared[name] = (values, rng.multinomial(len(values), np.full(len(values), 1 / len(values)),
+                                                size=resamples))
+    resamplers: dict[str, bootstrap.Resampler] = {}
+    for split, table in labels.items():
+        if split in clusters:
+            name, values = clusters[split]
+            universe, unit_draws = shared[name]
+            codes = universe.get_indexer(pd.Index(np.asarray(values, dtype=str)))
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, clusters=codes,
+                                                    cluster_draws=unit_draws,
+                                                    n_clusters=len(universe), paired=paired)
+        else:
+            resamplers[split] = bootstrap.Resampler(len(table), rng, resamples, paired=paired)
+    return resamplers
+
+
+def _score_draws(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                 predictions: pd.DataFrame, resamplers: dict[str, bootstrap.Resampler],
+                 score_name: str) -> np.ndarray:
+    """The resampled values of one score (a metric, or a derived score from its metrics)."""
+    if score_name in spec.derived:
+        derived = spec.derived[score_name]
+        return bootstrap.combine_derived(derived.op, [
+            _score_draws(spec, labels, predictions, resamplers, ref) for ref in derived.of])
+    metric = spec.metrics[score_name]
+    truth = labels[metric.split]
+    y_true, y_pred, classes, positive = _inputs(spec, metric, truth, align(predictions, truth))
+    values, _ = bootstrap.metric_draws(METRICS[metric.fn].kernel, y_true, y_pred,
+                                       classes=classes, positive=positive,
+                                       resampler=resamplers[metric.split])
+    return values
+
+
+PAIRED_MIN_RESAMPLES = 200  # very large test sets: fewer paired resamples, never a normal guess
+
+
+def paired_difference(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],
+                      first: pd.DataFrame, second: pd.DataFrame, *,
+                      clusters: dict[str, tuple[str, np.ndarray]] | None = None,
+                      score_name: str | None = None,
+                      resamples: int = bootstrap.RESAMPLES) -> dict[str, Any]:
+    """Paired bootstrap of score(first) - score(second) over the test items both predict.
+
+    Why paired: both entries are scored on the same resamples (the same rows, or the same
+    clusters where the split declares them), so what the two get right together cancels and
+    the interval of the difference is much narrower than two overlapping intervals suggest.
+    The difference is significant at `bootstrap.LEVEL` when its percentile interval excludes 0.
+    Scores are compared as they are (higher-is-better or not): `diff` is first minus second."""
+    clusters = clusters or {}
+    name = score_name or spec.primary_score
+    n = max(len(t) for t in labels.values())
+    b = resamples
+    if not clusters and n * b > bootstrap.ROW_BUDGET:
+        b = max(PAIRED_MIN_RESAMPLES, bootstrap.ROW_BUDGET // max(n, 1))
+    draws = [_score_draws(spec, labels, pred, _resamplers(spec, labels, clusters, b, paired=True),
+                          name) for pred in (first, second)]
+    low, high = bootstrap.percentile_interval(draws[0] - draws[1])
+    diff = score(spec, labels, first)[name] - score(spec, labels, second)[name]
+    return {"diff": float(diff), "low": low, "high": high,
+            "significant": bool(not (low <= 0.0 <= high)), "resamples": b,
+            "unit": "clusters" if clusters else "rows"}
 
 
 def interval_parts(spec: CompetitionSpec, labels: dict[str, pd.DataFrame],

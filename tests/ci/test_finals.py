@@ -217,8 +217,10 @@ def test_phases_private_part_final_choice_and_reveal(finals: Finals, fake: FakeG
                  str(row_file), "--push"]) == 0
     final_page = arena.show(f"leaderboard/final/{SLUG}.md")
     assert final_page is not None
-    table = [line for line in final_page.splitlines() if re.match(r"\| \d+ \|", line)]
-    assert [line.split("|")[2].strip() for line in table] == ["alice", "carol", "bob"]
+    table = [line for line in final_page.splitlines() if re.match(r"\| \d+°? \| \d+ \|", line)]
+    assert [line.split("|")[3].strip() for line in table] == ["alice", "carol", "bob"]
+    # the shake-up metric: mean |public rank - private rank| over all (2, 0, 2) and the top 10 %
+    assert "1.33 over all 3 entries" in final_page and "2.00 over the top 10 %" in final_page
     # alice's chosen a1 (private 27/28), not her latest a3 (19/28) nor her best public a2
     assert f"{acc(1, 28):.4f}" in table[0] and "▲ 2" in table[0]
     assert f"{acc(6, 28):.4f}" in table[1] and table[1].rstrip("| ").endswith("=")

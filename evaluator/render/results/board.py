@@ -12,18 +12,10 @@ from typing import Any
 
 from evaluator.competition.boards import Leaderboard, Rankable
 from evaluator.competition.spec import CompetitionSpec
+from evaluator.ledger.ranking import BY_OVERLAP, BY_PAIRED, BY_POINT, Tier
+from evaluator.ledger.ranking import interval_of as interval_of  # one owner: ranking's tiers
+from evaluator.ledger.ranking import overlaps as overlaps
 from evaluator.render.results import conformance
-
-
-def interval_of(row: dict[str, Any], score: str) -> dict[str, Any] | None:
-    found = (row.get("intervals") or {}).get(score)
-    return found if isinstance(found, dict) and "low" in found and "high" in found else None
-
-
-def overlaps(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    if not a or not b:
-        return False
-    return bool(a["low"] <= b["high"] and b["low"] <= a["high"])
 
 
 def annotate(spec: Leaderboard, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -61,4 +53,42 @@ def interval_note(spec: Rankable, rows: list[dict[str, Any]]) -> str:
     if iv.get("small"):
         text += (" **Small test set**: these intervals are wide; differences between ranks are "
                  "mostly noise.")
+    return text
+
+
+def tier_cell(tier: Tier) -> str:
+    """A tier as boards print it: the number, and ° when no paired comparison with the entry
+    above was recorded (the boundary then follows the intervals, or the scores)."""
+    return f"{tier.tier}°" if tier.by in (BY_OVERLAP, BY_POINT) else str(tier.tier)
+
+
+def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier], *,
+              part: str | None = None) -> str:
+    """One sentence under a board: what a tier is, the test that separates two tiers and its
+    level, as the rows (or the reveal row, `part="private"`) record it; empty for an empty
+    board."""
+    if not found:
+        return ""
+    record: dict[str, Any] = next(
+        (r["paired"] for r in rows if isinstance(r.get("paired"), dict)), {})
+    level = round(100 * float(record.get("level", 0.95)))
+    interval = next((iv for r in rows if (iv := interval_of(r, spec.primary_score))), {})
+    kind = record.get("unit") or interval.get("unit", "rows")
+    unit = (interval.get("cluster_name") or "clusters") if kind == "clusters" else "test rows"
+    part = (f" of the {part} part" if part else
+            " of the public part" if getattr(spec, "has_parts", False) else "")
+    how = (f" ({record['resamples']} resamples)" if record.get("resamples") else "")
+    text = (f"Tier first, point rank second: an entry starts a new tier only when its "
+            f"{spec.primary_score} differs from the entry just above it significantly at "
+            f"{level} % — a paired bootstrap over the {unit}{part} both entries predicted"
+            f"{how}, significant when the {level} % percentile interval of the difference "
+            "excludes 0; otherwise the two share a tier.")
+    if any(t.by in (BY_OVERLAP, BY_POINT) for t in found):
+        text += (" ° = no paired comparison was recorded with the entry above (scored before "
+                 "comparisons were kept, or an envelope is not stored): the tier then splits "
+                 + ("where the two scores differ." if part == "private" else
+                    "only where the two 95 % intervals do not overlap (or, without intervals, "
+                    "where the scores differ)."))
+    if not any(t.by == BY_PAIRED for t in found) and len(found) > 1:
+        text += " No entry of this board has a paired comparison yet."
     return text

@@ -176,6 +176,20 @@ def _copy_release(releases: Path | None, spec: Leaderboard, out: Path,
     return links
 
 
+def _resolution(spec: CompetitionSpec) -> str:
+    """The competition's resolution note as plain text (its folder in this repository), or ""
+    when the folder or its public ids are not there (a site built from specs alone)."""
+    from evaluator.paths import competitions_dir
+    from evaluator.scoring.resolution import resolution
+
+    try:
+        folder = competitions_dir() / spec.slug
+    except ConfigError:
+        return ""
+    found = resolution(folder, spec) if (folder / "competition.yaml").is_file() else None
+    return found.sentence(markdown=False) if found else ""
+
+
 def _own(out: Path, path: str) -> Path:
     """`out / path`, refused when it or a folder on the way inside `out` is a symbolic link.
 
@@ -200,7 +214,9 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
     wanted = set(slugs if changed is None else changed)
     if wanted - slugs:
         raise ConfigError(f"cannot rebuild {sorted(wanted - slugs)}: not among {sorted(slugs)}")
-    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown)
+    cviews = [views.competition_view(s, tables[s.slug], subs[s.slug], shown,
+                                     reveal=p.reveals.get(s.slug), rows=rows,
+                                     resolution=_resolution(s))
               if s.slug in wanted else views.competition_summary(s, tables[s.slug])
               for s in comps]  # the index reads only a summary of the others
     todo = [v for v in cviews if v.slug in wanted]

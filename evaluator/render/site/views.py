@@ -14,10 +14,10 @@ from typing import Any
 
 from evaluator.competition.boards import Leaderboard
 from evaluator.competition.spec import CompetitionSpec, HumanReference
-from evaluator.ledger.ranking import Entry
+from evaluator.ledger.ranking import Entry, board_tiers, final_standings, final_tiers, shake_up
 from evaluator.render.results import conformance
 from evaluator.render.results.board import interval_of as board_interval
-from evaluator.render.results.board import overlaps
+from evaluator.render.results.board import overlaps, tier_cell, tier_note
 from evaluator.render.results.claims import test_size
 
 KINDS = ("human", "llm", "baseline")
@@ -110,14 +110,20 @@ def _entry(spec: CompetitionSpec, e: Entry, primary: str) -> dict[str, Any]:
 
 
 def competition_view(spec: CompetitionSpec, table: list[Entry], subs: list[dict[str, Any]],
-                     shown: int = SHOWN) -> CompetitionView:
+                     shown: int = SHOWN, *, reveal: dict[str, Any] | None = None,
+                     rows: list[dict[str, Any]] | None = None,
+                     resolution: str = "") -> CompetitionView:
     """`table` = standings of the competition, `subs` = its active submissions (all versions'
     rows of the current version, in ledger order).
 
     Each shown entry also carries what the markdown board marks beside a rank: `overlap` (its
     95 % interval of the ranked score overlaps that of the entry ranked just above or just
     below it in the full standings: not separable on this test set) and `protocol` (the
-    conformance verdict of `evaluator.render.results.conformance`, with its mark)."""
+    conformance verdict of `evaluator.render.results.conformance`, with its mark), and its
+    statistical `tier` (`evaluator.ledger.ranking.tiers`, over the full standings).
+    `reveal`: the version's reveal row, whose final standings (`rows`: the ledger) the page
+    shows with the public rank and the shake-up; `resolution`: the competition's resolution
+    note (`evaluator.scoring.resolution`)."""
     primary = spec.primary_score
     best: dict[str, dict[str, Any] | None] = dict.fromkeys(KINDS)
     keep: list[int] = []
@@ -141,8 +147,10 @@ def competition_view(spec: CompetitionSpec, table: list[Entry], subs: list[dict[
                 cached = kinds.get(entrant) if type(entrant) is str else None
                 spread[cached or kind_of(r)].append(v)
     entries = []
+    found = board_tiers(spec, table[:max(keep) + 1] if keep else [])
     for i in keep:
         entry = _entry(spec, table[i], primary)
+        entry["tier"] = tier_cell(found[i])
         near = [table[j].row for j in (i - 1, i + 1) if 0 <= j < len(table)]
         own = board_interval(table[i].row, primary)
         entry["overlap"] = any(overlaps(own, board_interval(r, primary)) for r in near)
@@ -154,7 +162,26 @@ def competition_view(spec: CompetitionSpec, table: list[Entry], subs: list[dict[
         total=len(table), submissions=len(subs), best=best, spread=spread,
         human_reference=spec.human_reference,
         intervals=sum(1 for e in entries if e["interval"]),
-        overlaps=sum(1 for e in entries if e["overlap"]))
+        overlaps=sum(1 for e in entries if e["overlap"]),
+        extra={"tier_note": tier_note(spec, [e["row"] for e in entries], found),
+               "resolution": resolution,
+               "final": final_view(spec, rows or [], reveal) if reveal else None})
+
+
+def final_view(spec: CompetitionSpec, rows: list[dict[str, Any]], reveal: dict[str, Any]
+               ) -> dict[str, Any]:
+    """The final standings of a revealed version, as the markdown final page shows them: tier,
+    private rank, public rank and places moved per entry, and the shake-up summary."""
+    table = final_standings(spec, rows, reveal["private"])
+    found = final_tiers(spec, table, reveal)
+    primary = spec.primary_score
+    entries = [{"tier": tier_cell(t), "rank": e.rank, "participant": e.row["participant"],
+                "id": entry_id(e.row), "kind": kind_of(e.row),
+                "private": e.private.get(primary), "public": e.row["scores"].get(primary),
+                "public_rank": e.public_rank, "moved": e.shake_up}
+               for e, t in zip(table, found, strict=True)]
+    return {"entries": entries, "shake": shake_up(table),
+            "tier_note": tier_note(spec, [reveal], found, part="private")}
 
 
 def competition_summary(spec: CompetitionSpec, table: list[Entry]) -> CompetitionView:

@@ -362,11 +362,14 @@ def test_boards_show_intervals_overlaps_small_sets_and_protocol_marks():
     rows[0]["intervals"], rows[1]["intervals"] = iv(0.6, 1.0), iv(0.48, 1.0)
     rows[2]["intervals"] = iv(0.2, 0.45)
     page = competition_page(spec, rows)
-    lines = {line.split("|")[2].strip(): line for line in page.splitlines()
+    lines = {line.split("|")[3].strip(): line for line in page.splitlines()
              if line.startswith("| ") and "park" not in line and "rank" not in line}
     assert "1 ≈" in lines["alice"] and "[0.600, 1.000]" in lines["alice"]
     assert "2 ≈" in lines["bob"] and "[0.480, 1.000]" in lines["bob"]
-    assert "≈" not in lines["carol"].split("|")[1]  # [0.2, 0.45] overlaps neither
+    assert "≈" not in lines["carol"].split("|")[2]  # [0.2, 0.45] overlaps neither
+    # tiers without paired comparisons follow the intervals (°): alice and bob overlap, carol not
+    assert [lines[w].split("|")[1].strip() for w in ("alice", "bob", "carol")] == [
+        "1", "1°", "2°"]
     assert "✗ 40 tuning runs (at most 5)" in lines["carol"]
     assert "2000 resamples of speakers (6 in the test set)" in page
     assert "Small test set" in page

@@ -125,7 +125,7 @@ def test_hostile_method_name_is_shown_as_text(browser, site):
     page = open_page(browser, site, PAGE_TYPES["competition"])
     row = next(r for r in page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")
                if HOSTILE_LOGIN in r.text)
-    method = row.find_elements(By.TAG_NAME, "td")[3]
+    method = row.find_elements(By.TAG_NAME, "td")[4]  # tier, rank, participant, kind, method
     assert method.text == HOSTILE
     assert method.find_elements(By.CSS_SELECTOR, "*") == []  # no <b>, <a> or <script> made
     assert page.execute_script("return document.scripts.length") == 1  # only sort.js
@@ -138,10 +138,10 @@ def test_navigation_and_sorting_work(browser, site):
     page = open_page(browser, site, PAGE_TYPES["index"])
     page.find_element(By.LINK_TEXT, "GNN-CoRA: noisy Cora node classification").click()
     assert page.find_element(By.TAG_NAME, "h1").text == "GNN-CoRA: noisy Cora node classification"
-    header = page.find_element(By.XPATH, "//table[contains(@class,'standings')]//th[2]")
+    header = page.find_element(By.XPATH, "//table[contains(@class,'standings')]//th[3]")
     header.click()  # sort by participant (the local script, allowed by the CSP)
     assert header.get_attribute("aria-sort") == "ascending"
-    names = [r.find_elements(By.TAG_NAME, "td")[1].text for r in
+    names = [r.find_elements(By.TAG_NAME, "td")[2].text for r in
              page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")]
     assert names == sorted(names, key=str.lower)
     assert console_errors(page) == []
@@ -152,12 +152,16 @@ def test_reader_sees_the_marks_the_boards_have_and_run_facts_as_text(browser, si
     plain text, as the browser shows them."""
     page = open_page(browser, site, PAGE_TYPES["competition"])
     rows = page.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")
-    cells = {r.find_elements(By.TAG_NAME, "td")[1].text: r.find_elements(By.TAG_NAME, "td")
+    cells = {r.find_elements(By.TAG_NAME, "td")[2].text: r.find_elements(By.TAG_NAME, "td")
              for r in rows}
-    assert cells["alice"][0].text == "1 ≈"  # 0.74 [0.71, 0.77] overlaps gpt-4o's interval
+    assert cells["alice"][0].text == "1"  # the tier first, the point rank second
+    assert cells["alice"][1].text == "1 ≈"  # 0.74 [0.71, 0.77] overlaps gpt-4o's interval
     assert cells["llm:gpt-4o"][-3].text.startswith("† temperature not recorded")
-    legend = page.find_element(By.CSS_SELECTOR, "p.legend")
-    assert legend.is_displayed() and "≈ beside a rank" in legend.text
+    legends = page.find_elements(By.CSS_SELECTOR, "p.legend")
+    assert any(x.is_displayed() and "≈ beside a rank" in x.text for x in legends)
+    assert any(x.is_displayed() and "paired bootstrap" in x.text for x in legends)
+    resolution = page.find_element(By.CSS_SELECTOR, "p.resolution")
+    assert resolution.is_displayed() and "cannot be told apart at 95 %" in resolution.text
     entry = open_page(browser, site, PAGE_TYPES["llm-entry"])
     facts = {r.find_element(By.TAG_NAME, "th").text: r.find_element(By.TAG_NAME, "td").text
              for r in entry.find_elements(By.CSS_SELECTOR, "table tbody tr")

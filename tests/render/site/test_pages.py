@@ -125,9 +125,14 @@ def test_llm_run_facts_read_as_text_and_link_only_committed_run_logs(site):
 
 def test_standings_mark_overlapping_intervals_and_protocol_like_the_boards(site):
     page = read(site / "competitions" / "gnn-cora.html")
-    rows = {r[1]: r for r in page.rows if len(r) > 5 and r[0][:1].isdigit()}
+    rows = {r[2]: r for r in page.rows if len(r) > 5 and r[0][:1].isdigit()}
     # alice 0.74 [0.71, 0.77] and gpt-4o 0.71 [0.68, 0.74] overlap: both marked
-    assert rows["alice"][0] == "1 ≈" and rows["llm:gpt-4o"][0].endswith("≈")
+    assert rows["alice"][1] == "1 ≈" and rows["llm:gpt-4o"][1].endswith("≈")
+    # tier first: these rows carry no paired comparison, so overlapping intervals share a tier
+    # (°: decided by the intervals), and the note names the paired test and its level
+    assert rows["alice"][0] == "1" and rows["llm:gpt-4o"][0] == "1°"
+    assert "Tier first, point rank second" in page.joined and "at 95 %" in page.joined
+    assert "Resolution: with about 300 test rows in its public part" in page.joined
     assert rows["alice"][-3] == "ok"
     assert rows["llm:gpt-4o"][-3].startswith("† temperature not recorded")
     assert rows["dave"][-3] == "✗ seed 7 (the rules fix seed 25)"
