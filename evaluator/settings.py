@@ -104,11 +104,19 @@ TEST_LLM_KEY = Variable(
     "GNNCB_TEST_LLM_KEY", "string", "unset",
     "the API key the LLM tests hand their local fake provider (`--api-key-env`)",
     "the LLM tests themselves", "tests/llm/")
+ACT = Variable(
+    "GNNCB_ACT", "path", "act next to the test interpreter, else on PATH",
+    "the act 0.2.89 binary the workflow tests run .github/workflows/ with",
+    "a developer with act elsewhere", "tests/helpers/act.py")
+TEST_SHRINK_ROUNDS = Variable(
+    "GNNCB_TEST_SHRINK_ROUNDS", "integer", "4",
+    "shrink rounds per problem in the every-mutant counterexample test (more: smaller inputs, "
+    "longer run)", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
 
 VARIABLES: tuple[Variable, ...] = (
     ROOT, PRIVATE_KEY, PRIVATE_KEY_PREVIOUS, BOT_LOGIN, CACHE, SANDBOX_CGROUP, SITE_URL,
     SITE_JOBS, REPO_URL, PROMPT_FILE, FEEDBACK_FILE, ATTEMPT, MAX_ATTEMPTS, MODEL, WALL_SECONDS,
-    ARTIFACTS, FUZZ_EXAMPLES, TEST_LLM_KEY,
+    ARTIFACTS, FUZZ_EXAMPLES, TEST_LLM_KEY, ACT, TEST_SHRINK_ROUNDS,
 )
 
 

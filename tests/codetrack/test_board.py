@@ -47,10 +47,10 @@ def test_rows_of_the_code_track_never_break_rendering(tmp_path: Path) -> None:
 
 def test_board_ranks_by_pass_rate_and_ties_share_a_rank() -> None:
     full = cases_of("lc997")
-    rows = [code_row("low", {"lc997": 1}),
-            code_row("tie-a", {"lc997": full}),
-            code_row("tie-b", {"lc997": full}),
-            code_row("top", {"lc997": full, "lc1557": cases_of("lc1557")})]
+    rows = [code_row("low", {"lc997": 1}, participant_id=1),  # four accounts: four entries
+            code_row("tie-a", {"lc997": full}, participant_id=2),
+            code_row("tie-b", {"lc997": full}, participant_id=3),
+            code_row("top", {"lc997": full, "lc1557": cases_of("lc1557")}, participant_id=4)]
     lines = [ln for ln in board_page(BOARD, rows).splitlines() if ln.startswith("| ")][2:]
     ranks = [(ln.split("|")[1].strip(), ln.split("|")[2].strip()) for ln in lines]
     assert ranks == [("1", "top"), ("2", "tie-a"), ("2", "tie-b"), ("4", "low")]

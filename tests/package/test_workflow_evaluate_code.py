@@ -52,7 +52,8 @@ def test_no_secret_anywhere_and_judge_is_read_only(wf: dict[str, Any]) -> None:
     jobs = wf["jobs"]
     assert set(jobs) == {"judge", "publish"}
     assert all(job_secrets(job) == set() for job in jobs.values())
-    assert jobs["judge"]["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert jobs["judge"]["permissions"] == {"contents": "read", "pull-requests": "read",
+                                            "actions": "read"}  # the event time, checked
     assert "environment" not in jobs["judge"]
     assert set(write_permissions(jobs["publish"])) == {"contents", "pull-requests", "issues"}
     assert jobs["publish"]["needs"] == "judge"

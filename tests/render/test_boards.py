@@ -80,10 +80,12 @@ def cells_of(markdown: str) -> list[list[tuple[str, set[str]]]]:
 
 
 def shown_text(value: str) -> str:
-    """What a reader should see for a participant string: the same text on one line (an "@"
-    followed by an invisible joiner, so GitHub cannot make it a mention)."""
+    """What a reader should see for a participant string: the same text on one line (an "@",
+    and a "#" or "GH-" before a number, followed by an invisible joiner, so GitHub makes
+    neither a mention nor an issue reference)."""
     text = re.sub(r"[\r\n\t\v\f]+", " ", value)
-    return "".join(ch for ch in text if ch.isprintable()).strip().replace("@", MENTION_BREAK)
+    text = "".join(ch for ch in text if ch.isprintable()).strip().replace("@", MENTION_BREAK)
+    return re.sub(r"(#|(?<![A-Za-z0-9])[Gg][Hh]-)(?=[0-9])", "\\1\u200d", text)
 
 
 def rows_with(method: str, participant: str = "alice", n: int = 1) -> list[dict]:
