@@ -42,6 +42,9 @@ from tests.helpers.paths import REPO, SHARED
 ACT_VERSION = "0.2.89"
 ACTIONS = SHARED / "actions"
 RUNNER_LABEL = "ubuntu-24.04"
+# act gives every run the same `github.run_id` ($GITHUB_RUN_ID); its artifact server files
+# artifacts under it, and the fake GitHub must serve this run at /actions/runs/{RUN_ID}.
+RUN_ID = 1
 # What act cannot parse; the test copy of the workflows drops exactly these lines.
 UNPARSED = re.compile(r"^\s*queue:\s*max\s*$")
 
@@ -137,7 +140,7 @@ class ActRun:
         import zipfile
 
         files: dict[str, bytes] = {}
-        for stored in (self.artifacts / "1" / name).glob("*"):
+        for stored in (self.artifacts / str(RUN_ID) / name).glob("*"):
             if zipfile.is_zipfile(stored):
                 with zipfile.ZipFile(stored) as archive:
                     files.update({n: archive.read(n) for n in archive.namelist()})

@@ -10,10 +10,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.act import Act, ActRun
+from tests.helpers.act import RUN_ID, Act, ActRun
 from tests.helpers.arena import Arena, KeyPair, git
 from tests.helpers.fake_github import READ_TOKEN, WRITE_TOKEN, FakeGitHub
 from tests.helpers.paths import REPO
@@ -71,12 +72,19 @@ class Bed:
         return {"GITHUB_TOKEN": WRITE_TOKEN}
 
     def pr_event(self, number: int) -> dict[str, Any]:
-        return {"action": "opened", "number": number,
-                "pull_request": {"number": number, "head": {"sha": self.fake.pulls[number][
-                    "head_sha"]}},
-                "repository": {"default_branch": "main", "full_name": self.fake.full_name,
-                               "name": self.fake.name,
-                               "owner": {"login": self.fake.owner}}}
+        """The payload GitHub writes for PR `number` opened now (its number, head, author and
+        time), plus the repository; the workflow run it triggered is act's (`RUN_ID`), served
+        by the fake. Why the time and the run: the score job takes the submission time from
+        the event and checks it against GitHub's record of the run (evaluator/ci/event.py)."""
+        now = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        return {**self.fake.pr_event(number, "opened", now, run_id=RUN_ID),
+                "repository": self.repository()}
+
+    def repository(self) -> dict[str, Any]:
+        """The `repository` object of every event payload (the jobs check out its default
+        branch)."""
+        return {"default_branch": "main", "full_name": self.fake.full_name,
+                "name": self.fake.name, "owner": {"login": self.fake.owner}}
 
     def run(self, workflow: str, event: str, payload: dict[str, Any], secrets: dict[str, str],
             **kw: Any) -> ActRun:
