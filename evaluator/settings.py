@@ -112,11 +112,16 @@ TEST_SHRINK_ROUNDS = Variable(
     "GNNCB_TEST_SHRINK_ROUNDS", "integer", "4",
     "shrink rounds per problem in the every-mutant counterexample test (more: smaller inputs, "
     "longer run)", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
+TEST_SHRINK_PROBLEMS = Variable(
+    "GNNCB_TEST_SHRINK_PROBLEMS", "string", "a fixed sample of 6 problems",
+    "which problems the every-mutant counterexample test covers: `all`, or ids separated by "
+    "commas", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
 
 VARIABLES: tuple[Variable, ...] = (
     ROOT, PRIVATE_KEY, PRIVATE_KEY_PREVIOUS, BOT_LOGIN, CACHE, SANDBOX_CGROUP, SITE_URL,
     SITE_JOBS, REPO_URL, PROMPT_FILE, FEEDBACK_FILE, ATTEMPT, MAX_ATTEMPTS, MODEL, WALL_SECONDS,
     ARTIFACTS, FUZZ_EXAMPLES, TEST_LLM_KEY, ACT, TEST_SHRINK_ROUNDS,
+    TEST_SHRINK_PROBLEMS,
 )
 
 

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evaluator.metrics.kernels import (
     Confusion,
@@ -169,7 +168,7 @@ def metric_draws(kernel: Kernel, truth: np.ndarray, pred: np.ndarray, *, classes
         case RowMean(per_row=per_row):
             e = per_row(truth, pred) if positive is None else per_row(truth, pred, positive)
             if not r.per_row_feasible():
-                return _normal_draws(r.rng, float(e.mean()), float(stats.sem(e)), r.b), "normal"
+                return _normal_draws(r.rng, float(e.mean()), float(_sem(e)), r.b), "normal"
             return (np.concatenate([(w @ e) / w.sum(axis=1) for w in r.weight_chunks()]),
                     "bootstrap")
         case RangeNormalised():
@@ -186,7 +185,7 @@ def _range_normalised_draws(truth: np.ndarray, pred: np.ndarray, r: Resampler
     spans = true.max(axis=0) - true.min(axis=0)
     if not r.per_row_feasible():
         z = (err / spans).mean(axis=1)
-        return _normal_draws(r.rng, float(z.mean()), float(stats.sem(z)), r.b), "normal"
+        return _normal_draws(r.rng, float(z.mean()), float(_sem(z)), r.b), "normal"
     orders = [np.argsort(true[:, j], kind="mergesort") for j in range(true.shape[1])]
     out = []
     for w in r.weight_chunks():
@@ -228,3 +227,11 @@ def combine_derived(op: str, parts: list[np.ndarray]) -> np.ndarray:
     if op == "subtract":
         return parts[0] - np.sum(parts[1:], axis=0)
     return np.mean(parts, axis=0)
+
+
+def _sem(values: Any) -> float:
+    """SciPy's standard error of the mean, imported on first use: the site build reaches this
+    module (tiers) and must not pay SciPy's import (tests/render/site/test_build.py)."""
+    from scipy import stats
+
+    return float(stats.sem(values))

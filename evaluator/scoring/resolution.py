@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import pandas as pd
 
@@ -27,9 +28,9 @@ from evaluator.metrics.registry import METRICS
 from evaluator.scoring.bootstrap import LEVEL
 
 METHOD = ("normal approximation to the binomial, worst case p = 0.5, two entries scored "
-          "independently: z × √(2 × 0.25 / n), z = scipy.stats.norm.ppf(0.975)")
+          "independently: z × √(2 × 0.25 / n), z = the normal quantile at 0.975")
 METHOD_SD = ("normal approximation, two entries scored independently: z × √(2 / n) per-item "
-             "standard deviations, z = scipy.stats.norm.ppf(0.975)")
+             "standard deviations, z = the normal quantile at 0.975")
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,6 @@ def _units(folder: Path, spec: CompetitionSpec, split_name: str) -> tuple[int, s
 def resolution(folder: Path, spec: CompetitionSpec) -> Resolution | None:
     """The resolution of a competition's ranked score on the part its live board shows; None
     when its public ids cannot be read (a folder without data)."""
-    from scipy import stats  # only pages that print the note pay the import
 
     score = spec.primary_score
     metric = spec.metrics[_base_metric(spec, score)]
@@ -97,7 +97,9 @@ def resolution(folder: Path, spec: CompetitionSpec) -> Resolution | None:
         n, part = max(1, round(n * spec.public_fraction)), "public part"
     if n < 1:
         return None
-    z = float(stats.norm.ppf(1 - (1 - LEVEL) / 2))
+    # the standard library's normal quantile: a site build must not import SciPy (half a
+    # second of every build, benchmarks/render_scale.py)
+    z = NormalDist().inv_cdf(1 - (1 - LEVEL) / 2)
     share = METRICS[metric.fn].bounded
     delta = z * math.sqrt(2 * 0.25 / n) if share else z * math.sqrt(2 / n)
     if score in spec.derived and spec.derived[score].op == "subtract":

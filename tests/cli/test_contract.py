@@ -157,9 +157,9 @@ def _variants(sub: Path, comp: Path, keypair, tmp_path: Path):
     yield "missing-ids", folder("missing", sealed("\n".join(lines[:-5]).encode())), "alice", 1, \
         "missing"
     yield "extra-ids", folder("extra", sealed((good_csv.decode() + "1,0\n").encode())), \
-        "alice", 1, "not test ids"
+        "alice", 1, "not a test id"
     yield "dup-ids", folder("dup", sealed((good_csv.decode() + lines[1] + "\n").encode())), \
-        "alice", 1, "duplicate ids"
+        "alice", 1, "duplicate id"
     yield "header", folder("header", sealed(good_csv.replace(b"id,label", b"node,label", 1))), \
         "alice", 1, "header must be"
     yield "columns", folder("columns", sealed(
@@ -169,10 +169,10 @@ def _variants(sub: Path, comp: Path, keypair, tmp_path: Path):
                                                  *lines[2:]]).encode())), "alice", 1, "NaN"
     yield "string", folder("string", sealed("\n".join([lines[0], lines[1].split(",")[0] + ",x",
                                                        *lines[2:]]).encode())), "alice", 1, \
-        "not integers"
+        "not an integer"
     yield "class", folder("class", sealed("\n".join([lines[0], lines[1].split(",")[0] + ",5",
                                                      *lines[2:]]).encode())), "alice", 1, \
-        "allowed classes"
+        "allowed class"
     yield "too-large", folder("large", b"x" * 2_000_000), "alice", 1, "limit"
     yield "no-metadata", folder("nometa", meta_bytes=None), "alice", 1, "metadata.json not found"
     yield "metadata-not-json", folder("metajson", meta_bytes=b"{oops"), "alice", 1, \

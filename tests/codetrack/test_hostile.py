@@ -276,13 +276,13 @@ def test_nothing_a_solution_leaves_is_owned_by_a_sandbox_uid(tmp_path: Path, cas
     try:
         rows = judge(tmp_path, case_set, code, "--no-memory")
         assert rows and all(r["ran"] for r in rows)
-        [root] = kept
+        assert kept  # the solution's workspace, and those of calibration and shrinking runs
         seen: dict[str, os.stat_result] = {}
 
         def visit(fd: int, name: str, info: os.stat_result) -> None:
             seen[name] = info
 
-        for top in (root, tmp_path / "run"):
+        for top in (*kept, tmp_path / "run"):
             walk(top, visit)
         me = os.geteuid()
         assert {"left", "deeper", "file.txt", "passwd"} <= set(seen)

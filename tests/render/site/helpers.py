@@ -5,6 +5,7 @@ per-score 95 % intervals), so the pages are exercised on every kind of entrant."
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -13,6 +14,11 @@ from tests.helpers.paths import REPO
 ROOT = REPO
 HOSTILE = '<script>alert("x")</script> [click](javascript:alert(1)) @everyone & <b>bold</b>'
 HOSTILE_LOGIN = "mallory"
+
+
+def _account(login: str) -> int:
+    """A stable GitHub account id for a login (people are counted by account id)."""
+    return 1000 + int(hashlib.sha256(login.encode()).hexdigest()[:6], 16)
 
 
 def _row(i: int, slug: str, participant: str, entrant: str, method: str, score: float,
@@ -26,7 +32,8 @@ def _row(i: int, slug: str, participant: str, entrant: str, method: str, score: 
             "team": "",
             # a login's row came from its pull request; a platform entrant (llm:...) from the
             # platform's own run, with no pull request and no account id (submission.identity)
-            "participant_id": 1000 + i if entrant == "human" else None,
+            # (one account per login: bob's two rows are one person's)
+            "participant_id": _account(participant) if entrant == "human" else None,
             "pr": 40 + i if entrant == "human" else None,
             "scores": {"accuracy": score, "macro_f1": score - 0.01},
             "intervals": {"accuracy": {"low": score - 0.03, "high": score + 0.03},
