@@ -32,7 +32,7 @@ from evaluator.cli import main
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.llm.parse import parse_response
-from tests.helpers.llm import UNSANDBOXED_FLAGS, read_json
+from tests.helpers.llm import UNSANDBOXED_FLAGS, as_recorded, read_json
 from tests.helpers.paths import REPO
 
 CAMPAIGN = REPO / "campaigns" / "qwen2.5-coder-0.5b-local"
@@ -87,7 +87,7 @@ def test_code_track_replays_to_the_committed_ledger_row(tmp_path: Path):
     for r in (row, expected):
         r["declared"] = {**r["declared"], "llm": {k: v for k, v in r["declared"]["llm"].items()
                                                   if k not in transport}}
-    assert {**row, **strip} == {**expected, **strip}
+    assert {**as_committed(row), **strip} == {**expected, **strip}
     for problem in spec["problems"]:
         summary = read_json(tmp_path / "runs" / spec["campaign"] / campaign()["model"]
                             / f"code-{problem}" / "summary.json")
@@ -125,7 +125,16 @@ def test_code_row_is_reproduced_from_the_recorded_answers(tmp_path: Path):
     expected = committed_row(spec["participant"], spec["digest"])
     strip = {k: None for k in VOLATILE}
     assert row["digest"] == spec["digest"]
-    assert {**row, **strip} == {**expected, **strip}
+    assert {**as_committed(row), **strip} == {**expected, **strip}
+
+
+def as_committed(row: dict) -> dict:
+    """The row without what the platform added since the committed row was written: each
+    problem's suite strength and failure structures (issue 27, derived from the judged cases,
+    not from the model's answers) and the ledger chain's link (issue 26)."""
+    per = {pid: {k: v for k, v in p.items() if k not in ("suite", "features")}
+           for pid, p in row.get("per_problem", {}).items()}
+    return {**{k: v for k, v in row.items() if k != "prev"}, "per_problem": per}
 
 
 def drift(run: Path) -> bool:
@@ -141,7 +150,8 @@ def test_gnn_track_replays_to_the_committed_outcomes(tmp_path: Path, track: str)
     whose README slot keeps only what a solver needs (`gnn-solver`)."""
     spec = campaign()[track]
     args = ["llm", "campaign", "--models", campaign()["model"], "--competitions",
-            *spec["competitions"], "--provider", "replay", "--strict-replay",
+            *as_recorded(tmp_path, tuple(spec["competitions"])), "--provider", "replay",
+            "--strict-replay",
             "--recordings", str(CAMPAIGN / track / "recordings"), "--runs",
             str(tmp_path / "runs"), "--no-score", *spec["argv"], *UNSANDBOXED_FLAGS]
     code = main(args)

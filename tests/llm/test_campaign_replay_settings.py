@@ -22,36 +22,21 @@ import yaml
 
 from evaluator.cli import main
 from evaluator.llm.replay import DEFAULTS, explain_miss, read_settings, resolve
-from tests.helpers.llm import API_KEY, MAJORITY, NO_CODE, UNSANDBOXED_FLAGS, ScriptedLLM, read_json
+from tests.helpers.llm import (
+    API_KEY,
+    MAJORITY,
+    NO_CODE,
+    UNSANDBOXED_FLAGS,
+    ScriptedLLM,
+    as_recorded,
+    read_json,
+)
 from tests.helpers.paths import REPO
 
 CAMPAIGN = REPO / "campaigns" / "qwen2.5-coder-0.5b-local"
 RECORDINGS = CAMPAIGN / "gnn" / "recordings"
 MODEL = "qwen2.5-coder-0.5b-instruct-1d9614"
 GNN = ("gnn-cora", "park-gnn", "gnn-bace", "solubility", "mix-props")
-# The README is a slot of the frozen prompt, and the generated READMEs have changed since the
-# campaign was recorded (resolution note, human reference, interval-backed claims: issues 25
-# and 26), so its recordings match the competitions as they were then: the README of this
-# commit, restored into a copy. The live repository's README no longer replays (the error names
-# the README slot); re-recording needs the model.
-RECORDED_AT = "b003792"
-
-
-def as_recorded(tmp_path: Path, slugs: tuple[str, ...] = GNN) -> tuple[str, ...]:
-    """Copies of the competitions with the README the campaign saw (from git history)."""
-    folders = []
-    for slug in slugs:
-        folder = tmp_path / "recorded" / slug
-        shutil.copytree(REPO / "competitions" / slug, folder)
-        done = subprocess.run(["git", "-C", str(REPO), "show",
-                               f"{RECORDED_AT}:competitions/{slug}/README.md"],
-                              capture_output=True, check=False)
-        if done.returncode != 0:
-            pytest.skip(f"needs the repository's git history (commit {RECORDED_AT}): "
-                        f"{done.stderr.decode(errors='replace').strip()}")
-        (folder / "README.md").write_bytes(done.stdout)
-        folders.append(str(folder))
-    return tuple(folders)
 
 
 @pytest.fixture(autouse=True)
