@@ -18,6 +18,8 @@ from evaluator.codetrack.cases import ensure_case_set, seed_from_digest
 from tests.helpers.codetrack import KAHN
 from tests.helpers.paths import REPO
 
+pytestmark = pytest.mark.slow  # the module fixture judges one submission (~20 s)
+
 MASTER = "m" * 16 + "0123456789abcdef0123456789abcdef"
 OTHER = "o" * 16 + "fedcba9876543210fedcba9876543210"
 
