@@ -14,8 +14,8 @@ import pytest
 from evaluator.ci.code.result import read_code_result
 from evaluator.ci.code.seed import read_case_seed
 from evaluator.cli import main
-from evaluator.codetrack.caseseed import version_secret
 from evaluator.codetrack.cases import seed_from_digest
+from evaluator.codetrack.caseseed import version_secret
 from tests.ci.helpers import LC997, code_files, needs_sandbox, run_code_publish, run_judge
 from tests.helpers.arena import Arena, git
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import main
-from evaluator.codetrack.caseseed import cases_sha256, version_secret
 from evaluator.codetrack.cases import ensure_case_set, seed_from_digest
+from evaluator.codetrack.caseseed import cases_sha256, version_secret
 from tests.helpers.codetrack import KAHN
 from tests.helpers.paths import REPO
 
@@ -110,7 +110,6 @@ def test_the_judged_cases_cannot_be_computed_from_the_digest(repo: Path, capsys)
     assert "case secret not revealed yet" in out
 
 
-@pytest.mark.slow
 def test_the_revealed_secret_lets_verify_regenerate_the_cases(repo, monkeypatch, capsys):
     released = _reveal(repo, monkeypatch, capsys)
     assert json.loads(released.read_text())["secret"] == version_secret(
@@ -122,7 +121,6 @@ def test_the_revealed_secret_lets_verify_regenerate_the_cases(repo, monkeypatch,
     assert "not revealed" not in out
 
 
-@pytest.mark.slow
 def test_a_changed_revealed_secret_is_named(repo, monkeypatch, capsys):
     released = _reveal(repo, monkeypatch, capsys)
     data = json.loads(released.read_text())
@@ -135,7 +133,6 @@ def test_a_changed_revealed_secret_is_named(repo, monkeypatch, capsys):
     assert "line 1" in first
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("change", "named"), [
     (lambda row: row.update(seed=seed_from_digest(row["digest"])), "is not the one the "
      "revealed secret gives its digest"),
