@@ -161,8 +161,7 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
         planned)
     interval = pass_rate_interval(passed_by, cases_by, slug=SLUG, version=VERSION)
     stamp = now_iso()
-    source = "practice" if practice else (SOURCE if seed != seed_from_digest(digest)
-                                          else "digest")
+    source = "practice" if practice else (SOURCE if case_seed is not None else "digest")
     row = {
         "type": SUBMISSION,
         "digest": digest,
@@ -193,7 +192,7 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
         "submitted_at": stamp,
         "scored_at": stamp,
     }
-    if source == SOURCE and case_seed is not None:
+    if case_seed is not None and source == SOURCE:
         # what `gnncb verify` checks after the reveal: the commitment the seed was drawn
         # under, the generator's code and the cases' content, per problem judged
         row[FIELD] = case_seed[FIELD]

@@ -29,8 +29,10 @@ from evaluator.ci.result import SKIPPED
 def seed_code_pr(client: GitHubClient, number: int, *, root: Path, bot_login: str,
                  now: datetime | None = None, event: PullEvent | None = None
                  ) -> dict[str, Any]:
-    """{pr, status, digest?, seed?, case_commitment?}: a seed only for a PR that will be
-    judged on secret cases; otherwise the status the judge will answer with (and no seed)."""
+    """{pr, status, code, digest?, seed?, case_commitment?}: status `seeded` and the seed for
+    a PR that will be judged on secret cases; otherwise the status the judge will answer with
+    (rejected, skipped; or skipped with code `no-case-secret` on a board version without a
+    committed secret: the judge seeds by the digest) and no seed."""
     at = now or datetime.now(UTC)
     found: dict[str, Any] = {}
 
@@ -45,13 +47,16 @@ def seed_code_pr(client: GitHubClient, number: int, *, root: Path, bot_login: st
         if current_commitment(admitted.folder, board.slug, board.version) is not None:
             found.update(case_seed(admitted.folder, board.slug, board.version,
                                    admitted.digest))
-        return CodeResult(**admission.base, status=SKIPPED, code="seeded", slug=board.slug,
+        # a placeholder verdict (never published): what this phase did, for the log
+        return CodeResult(**admission.base, status=SKIPPED,
+                          code="seeded" if found else "no-case-secret", slug=board.slug,
                           digest=admitted.digest,
-                          reason="seed derived; the judge job decides")
+                          reason="the judge job decides")
 
     verdict = decide_pr(client, number, CodeResult, root=Path(root), bot_login=bot_login,
                         verb="seed", code_track=True, decide=decide)
-    return {"pr": number, "status": verdict.status, "code": verdict.code, **found}
+    return {"pr": number, "status": "seeded" if found else verdict.status,
+            "code": "" if found else verdict.code, **found}
 
 
 def write_case_seed(answer: dict[str, Any], path: Path) -> None:
