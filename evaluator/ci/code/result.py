@@ -2,7 +2,8 @@
 
 Why its own model on the shared base (`evaluator.ci.result.ResultBase`): a code-track verdict
 carries different evidence (file blob ids, pass counts, failing-case feedback) and its own
-plausibility rules (seed derived from the digest, counts that add up, full isolation), all
+plausibility rules (seed derived from the digest, or drawn under a case commitment; counts
+that add up, full isolation), all
 checkable without running anything; the required `kind` means neither publisher can be fed the
 other pipeline's artifact.
 """
