@@ -43,6 +43,14 @@ PRIVATE_KEY_PREVIOUS = Variable(
     "GNNCB_PRIVATE_KEY_PREVIOUS", "PEM text", "empty (no previous key)",
     "the key retired by a rotation, still opening envelopes sealed before it",
     "the repository secret, in evaluate.yml and reveal.yml", "evaluator.commands._options")
+CODE_SEED = Variable(
+    "GNNCB_CODE_SEED", "text (32+ characters)", "none (code-track cases seeded by the digest)",
+    "the master secret the code track's leaderboard cases are drawn from (per board version "
+    "an HMAC of it; committed in competitions/graph-coding/case-seed.json, revealed after the "
+    "version closes)",
+    "the repository secret, in evaluate-code.yml's seed job only (never the judge job); "
+    "maintainers running `gnncb code commit-seed/reveal-seed`",
+    "evaluator.codetrack.caseseed")
 BOT_LOGIN = Variable(
     "GNNCB_BOT_LOGIN", "GitHub login", "github-actions[bot]",
     "the account whose PR comments carry the pipelines' answers (an answered PR is skipped)",
@@ -118,7 +126,7 @@ TEST_SHRINK_PROBLEMS = Variable(
     "commas", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
 
 VARIABLES: tuple[Variable, ...] = (
-    ROOT, PRIVATE_KEY, PRIVATE_KEY_PREVIOUS, BOT_LOGIN, CACHE, SANDBOX_CGROUP, SITE_URL,
+    ROOT, PRIVATE_KEY, PRIVATE_KEY_PREVIOUS, CODE_SEED, BOT_LOGIN, CACHE, SANDBOX_CGROUP, SITE_URL,
     SITE_JOBS, REPO_URL, PROMPT_FILE, FEEDBACK_FILE, ATTEMPT, MAX_ATTEMPTS, MODEL, WALL_SECONDS,
     ARTIFACTS, FUZZ_EXAMPLES, TEST_LLM_KEY, ACT, TEST_SHRINK_ROUNDS,
     TEST_SHRINK_PROBLEMS,
@@ -138,6 +146,11 @@ def private_key_pem() -> str:
 def previous_private_key_pem() -> str:
     """$GNNCB_PRIVATE_KEY_PREVIOUS's PEM text, "" when unset."""
     return os.environ.get(PRIVATE_KEY_PREVIOUS.name, "")
+
+
+def code_seed() -> str:
+    """$GNNCB_CODE_SEED stripped, "" when unset."""
+    return os.environ.get(CODE_SEED.name, "").strip()
 
 
 def bot_login() -> str | None:

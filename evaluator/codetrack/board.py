@@ -24,7 +24,7 @@ from evaluator.competition.spec import RankKey, Submission, SubmissionLimits, lo
 from evaluator.ledger.ranking import Entry, standings
 
 README_SECTIONS = ("## The problems", "## Submit", "## Rules", "## Scoring and ranking")
-ALLOWED_TOP = {"README.md", "submissions", "__pycache__"}
+ALLOWED_TOP = {"README.md", "submissions", "__pycache__", "case-seed.json", "release"}
 
 
 @dataclass(frozen=True)
@@ -352,7 +352,19 @@ def lint_code_folder(folder: Path, board: CodeBoard | None = None) -> list[str]:
     submissions = folder / "submissions"
     if submissions.is_dir():
         problems += _stray_submission_files(submissions)
+    problems += _case_seed_problems(folder, board)
     return problems
+
+
+def _case_seed_problems(folder: Path, board: CodeBoard) -> list[str]:
+    """The case-seed commitment never changes once a row was judged under it (the rows of the
+    repository's ledger beside `competitions/`)."""
+    from evaluator.codetrack.caseseed import commitment_problems
+    from evaluator.ledger.store import Ledger
+
+    ledger = folder.resolve().parent.parent / "leaderboard" / "ledger.jsonl"
+    rows = Ledger(ledger).rows() if ledger.is_file() else []
+    return commitment_problems(folder, board.slug, board.version, rows)
 
 
 def _stray_submission_files(submissions: Path) -> list[str]:

@@ -24,6 +24,7 @@ from evaluator.codetrack.cases import (
     make_plan,
     seed_from_digest,
 )
+from evaluator.codetrack.caseseed import FIELD, SOURCE, cases_sha256
 from evaluator.codetrack.intervals import case_counts, pass_rate_interval
 from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.problem import Problem, all_problems
@@ -113,8 +114,15 @@ def _strength_and_structures(problem: Problem, case_set: CaseSet, judged: dict[s
 def score_submission(solutions: Path, *, participant: str, entrant: str = "human",
                      method: str = "", model: str = "", pr: int | None = None,
                      per_cell: int = 10, practice: bool = False, out: Path | None = None,
-                     config: JudgeConfig | None = None, jobs: int = 2) -> ScoredSubmission:
+                     config: JudgeConfig | None = None, jobs: int = 2,
+                     case_seed: dict[str, Any] | None = None) -> ScoredSubmission:
     """Judge a submission's solutions on its own seeded cases and build its ledger row.
+
+    `case_seed`: {digest, seed, case_commitment} from `caseseed.case_seed` (the keyed seed
+    job's answer, or the caller holding GNNCB_CODE_SEED): the cases are drawn from that seed,
+    which must be for these files' digest, and the row records the commitment and the cases'
+    hashes so `gnncb verify` can regenerate them after the reveal. Without it the cases are
+    seeded by the digest alone (predictable; boards without a committed secret).
 
     The pass rate is over the cases of *all* problems (a problem without a solution counts as
     failed), so submitting five easy problems cannot outrank a complete submission.
@@ -125,9 +133,15 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
         raise Rejection(f"metadata.json: entrant {entrant!r} is not one of {', '.join(ENTRANTS)}")
     digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
     seed = PRACTICE_SEED if practice else seed_from_digest(digest)
+    if case_seed is not None and not practice:
+        if case_seed.get("digest") != digest:
+            raise ConfigError(f"the case seed was derived for digest "
+                              f"{str(case_seed.get('digest'))[:12]}, these files hash to "
+                              f"{digest[:12]}; derive it again for these files")
+        seed = int(case_seed["seed"])
     plan = make_plan("paper", registry.values(), per_cell)
     planned = {pid: sum(cells.values()) for pid, cells in plan.items()}
-    set_dir = default_cache_dir() / "cases" / f"leaderboard-{digest[:16]}-n{per_cell}"
+    set_dir = default_cache_dir() / "cases" / f"leaderboard-{seed:015x}-n{per_cell}"
     if practice:
         set_dir = default_cache_dir() / "cases" / f"practice-n{per_cell}"
     case_set = ensure_case_set(set_dir, plan="paper", base_seed=seed, per_cell=per_cell,
@@ -147,6 +161,7 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
         planned)
     interval = pass_rate_interval(passed_by, cases_by, slug=SLUG, version=VERSION)
     stamp = now_iso()
+    source = "practice" if practice else (SOURCE if case_seed is not None else "digest")
     row = {
         "type": SUBMISSION,
         "digest": digest,
@@ -170,11 +185,17 @@ def score_submission(solutions: Path, *, participant: str, entrant: str = "human
                         for pid in per_problem},
         "intervals": {"pass_rate": interval},
         "declared": {"plan": "paper", "per_cell": per_cell,
-                     "seed_source": "practice" if practice else "digest",
+                     "seed_source": source,
                      "isolation": summary["isolation"]},
         "seed": seed,
         "pr": pr,
         "submitted_at": stamp,
         "scored_at": stamp,
     }
+    if case_seed is not None and source == SOURCE:
+        # what `gnncb verify` checks after the reveal: the commitment the seed was drawn
+        # under, the generator's code and the cases' content, per problem judged
+        row[FIELD] = case_seed[FIELD]
+        row["cases_sha256"] = cases_sha256(case_set.path, list(per_problem))
+        row["generator"] = case_set.manifest.get("code_digest")
     return ScoredSubmission(row=row, feedback=summary["feedback"], run_dir=Path(run_dir))

@@ -62,8 +62,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--per-cell", type=int, default=None,
                    help="leaderboard cases per published cell (default: the board's, 10)")
     s.add_argument("--jobs", type=int, default=2, help="problems judged in parallel")
+    s.add_argument("--case-seed", type=Path, default=None,
+                   help="the seed job's answer (`gnncb ci code seed --out`): required when "
+                        "the board commits to secret cases")
     _event_options(s)
     s.set_defaults(func=cmd_code_score)
+
+    s = ps.add_parser("seed", help="phase 0 (keyed: $GNNCB_CODE_SEED, runs no code): derive "
+                                   "the PR's secret case seed for the judge")
+    _common(s)
+    s.add_argument("--out", type=Path, required=True, help="where to write the seed JSON")
+    _event_options(s)
+    s.set_defaults(func=cmd_code_seed)
 
     _publish_parser(ps, cmd_code_publish)
 
@@ -171,9 +181,12 @@ def cmd_code_score(args: argparse.Namespace) -> int:
 
     if args.per_cell is not None and args.per_cell < 1:
         raise ConfigError("--per-cell must be at least 1")
+    from evaluator.ci.code.seed import read_case_seed
+
+    seed = read_case_seed(args.case_seed) if args.case_seed else None
     result = judge_code_pr(_client(args), args.pr, root=repo_root(args.root),
                            bot_login=args.bot_login, per_cell=args.per_cell, jobs=args.jobs,
-                           event=read_event(args.event, args.run_id))
+                           event=read_event(args.event, args.run_id), case_seed=seed)
     write_code_result(result, args.out)
     say(f"PR #{args.pr} by {result.author_login}: {result.status}"
         + (f" ({result.code}) {result.reason}" if result.code else ""))
@@ -182,6 +195,21 @@ def cmd_code_score(args: argparse.Namespace) -> int:
     if result.row and not (result.duplicate or result.already_recorded):
         s = result.row["scores"]
         say(f"  pass rate {100 * s['pass_rate']:.2f} % ({s['passed']}/{s['cases']} cases)")
+    return 0
+
+
+def cmd_code_seed(args: argparse.Namespace) -> int:
+    from evaluator.ci.code.seed import seed_code_pr, write_case_seed
+    from evaluator.ci.event import read_event
+    from evaluator.ci.logs import say
+
+    answer = seed_code_pr(_client(args), args.pr, root=repo_root(args.root),
+                          bot_login=args.bot_login, event=read_event(args.event, args.run_id))
+    write_case_seed(answer, args.out)
+    # the seed is not printed: it is handed to the judge job only
+    say(f"PR #{args.pr}: " + (f"case seed derived for digest {answer['digest'][:12]}"
+                              if "seed" in answer else
+                              f"no case seed ({answer['status']} {answer.get('code', '')})"))
     return 0
 
 

@@ -116,12 +116,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="cases per published cell (default 10: a tenth of the paper's size)")
     s.add_argument("--practice", action="store_true",
                    help="use the public practice seed instead of the digest seed")
+    s.add_argument("--secret", action="store_true",
+                   help="draw the cases as the platform does: from $GNNCB_CODE_SEED and the "
+                        "digest, under the repository's case-seed commitment (maintainers)")
     s.add_argument("--ledger", type=Path,
                    help="append the row here (default: print it only)")
     s.add_argument("--out", type=Path, help="keep the run folder here")
     _judge_options(s)
     s.add_argument("--json", action="store_true", help="print the row as JSON")
     s.set_defaults(func=cmd_submit_score)
+
+    c = cs.add_parser("commit-seed", help="commit the board version's secret case seed "
+                                          "(before submissions open; needs $GNNCB_CODE_SEED)")
+    c.add_argument("--board", default="graph-coding",
+                   help="code-track board (default: %(default)s)")
+    c.set_defaults(func=cmd_commit_seed)
+    r = cs.add_parser("reveal-seed", help="reveal a closed version's secret case seed into "
+                                          "release/ (needs $GNNCB_CODE_SEED)")
+    r.add_argument("--board", default="graph-coding",
+                   help="code-track board (default: %(default)s)")
+    r.add_argument("--version", type=int, required=True, help="the board version to reveal")
+    r.add_argument("--closed", action="store_true",
+                   help="confirm that submissions to this version are closed (required when "
+                        "it is the board's current version)")
+    r.set_defaults(func=cmd_reveal_seed)
 
     _register_llm(cs)
 
@@ -434,7 +452,84 @@ def score_submission(args: argparse.Namespace) -> Any:
                  method=args.method if args.method is not None else str(meta.get("method", "")),
                  model=args.model if args.model is not None else str(meta.get("model", "")),
                  pr=args.pr, per_cell=args.per_cell, practice=args.practice, out=args.out,
-                 config=_config(args), jobs=args.jobs)
+                 config=_config(args), jobs=args.jobs,
+                 case_seed=_secret_seed(args) if args.secret else None)
+
+
+def _secret_seed(args: argparse.Namespace) -> dict[str, Any]:
+    """The case seed the platform's keyed seed job would derive for these files."""
+    from evaluator.codetrack.caseseed import case_seed
+    from evaluator.codetrack.problem import all_problems
+    from evaluator.codetrack.submission import solution_files, submission_digest
+    from evaluator.errors import Rejection
+
+    board = _board(args, "graph-coding")
+    files = solution_files(Path(args.solutions), None, all_problems(), error=Rejection)
+    digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
+    return case_seed(_board_folder(args, board.slug), board.slug, board.version, digest)
+
+
+def _board(args: argparse.Namespace, slug: str | None = None) -> Any:
+    from evaluator.codetrack.board import BOARDS
+
+    slug = slug or args.board
+    if slug not in BOARDS:
+        raise ConfigError(f"{slug!r} is not a code-track board; choose one of {sorted(BOARDS)}")
+    return BOARDS[slug]
+
+
+def _board_folder(args: argparse.Namespace, slug: str) -> Path:
+    from evaluator.paths import repo_root
+
+    return repo_root(args.root) / "competitions" / slug
+
+
+def cmd_commit_seed(args: argparse.Namespace) -> int:
+    """Write competitions/<board>/case-seed.json: the commitment, never the secret."""
+    from evaluator.codetrack.caseseed import (
+        commitment_path,
+        master_secret,
+        read_commitment,
+        write_commitment,
+    )
+
+    board = _board(args)
+    folder = _board_folder(args, board.slug)
+    before = read_commitment(folder)
+    master = master_secret()
+    if before is not None and before["version"] == board.version:
+        from evaluator.codetrack.caseseed import version_salt, version_secret
+        from evaluator.submission.commit import commit
+
+        if commit(version_salt(master, board.slug, board.version),
+                  version_secret(master, board.slug, board.version)) != before["commitment"]:
+            raise ConfigError(f"{commitment_path(folder)} already commits {board.slug} "
+                              f"version {board.version} to another secret; a commitment never "
+                              "changes within a version (raise the board's version for a new "
+                              "one, or set the GNNCB_CODE_SEED it was made with)")
+    data = write_commitment(folder, master, board.slug, board.version)
+    print(f"{commitment_path(folder)}: {board.slug} version {board.version} commits to "
+          f"{data['commitment']}; commit this file before submissions open")
+    return 0
+
+
+def cmd_reveal_seed(args: argparse.Namespace) -> int:
+    """Write release/case-seed-v<N>.json (secret and salt) once the version is closed."""
+    from evaluator.codetrack.caseseed import master_secret, reveal
+
+    board = _board(args)
+    if args.version > board.version or args.version < 1:
+        raise ConfigError(f"{board.slug} has no version {args.version} (current: "
+                          f"{board.version})")
+    if args.version == board.version and not args.closed:
+        raise ConfigError(f"version {args.version} is {board.slug}'s current version: "
+                          "revealing its secret makes every later submission's cases "
+                          "predictable; close submissions first and pass --closed, or raise "
+                          "the board's version")
+    path = reveal(_board_folder(args, board.slug), master_secret(), board.slug, args.version)
+    print(f"revealed {board.slug} version {args.version}'s case secret into {path}; commit "
+          "it, then anyone can check the judged cases with `gnncb verify`")
+    return 0
 
 
 def cmd_submit_score(args: argparse.Namespace) -> int:

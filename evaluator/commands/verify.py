@@ -9,10 +9,14 @@ from __future__ import annotations
 import argparse
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evaluator import settings
 from evaluator.commands._options import track_boards
 from evaluator.paths import repo_root
+
+if TYPE_CHECKING:
+    from evaluator.repo.verify import VerifyReport
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +35,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_verify)
 
 
+def _verify_code_cases(root: Path, boards: list[Any], report: VerifyReport) -> None:
+    """The code track's secret cases (evaluator.codetrack.caseseed.verify_cases): checked here,
+    above the tracks, since `repo.verify` sits below them."""
+    from evaluator.codetrack.board import CodeBoard
+    from evaluator.codetrack.caseseed import verify_cases
+    from evaluator.errors import GnncbError
+    from evaluator.ledger.store import Ledger
+    from evaluator.repo.record import ledger_path
+
+    path = ledger_path(root)
+    try:
+        rows = Ledger(path).rows() if path.is_file() else []
+    except GnncbError:
+        return  # verify_repository named the unreadable ledger already
+    for board in boards:
+        if isinstance(board, CodeBoard):
+            problems, notes = verify_cases(root / "competitions" / board.slug, board.slug,
+                                           board.version, rows)
+            report.problems += problems
+            report.notes += notes
+            report.checked.append(f"{board.slug}: secret case seeds and judged cases")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from evaluator.repo.verify import verify_repository
 
@@ -41,8 +68,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         from evaluator.render.site.build import build_site
 
         build = functools.partial(build_site, repo_url=args.repo_url)
-    report = verify_repository(root, boards=track_boards(root), site=args.site,
-                               build_site=build)
+    boards = track_boards(root)
+    report = verify_repository(root, boards=boards, site=args.site, build_site=build)
+    _verify_code_cases(root, boards, report)
     for line in report.checked:
         print(f"checked {line}")
     for note in report.notes:

@@ -47,16 +47,28 @@ def test_triggers_on_code_track_submissions_only(wf: dict[str, Any]) -> None:
     assert wf["permissions"] == {}
 
 
-def test_no_secret_anywhere_and_judge_is_read_only(wf: dict[str, Any]) -> None:
-    assert "secrets." not in PATH.read_text(encoding="utf-8")
+def test_only_the_seed_job_holds_a_secret_and_judge_is_read_only(wf: dict[str, Any]) -> None:
+    """The case secret (issue 24, point 4) is read by the seed job alone, which has a
+    read-only token and runs no participant code; the judge gets only the derived seed."""
     jobs = wf["jobs"]
-    assert set(jobs) == {"judge", "publish"}
-    assert all(job_secrets(job) == set() for job in jobs.values())
-    assert jobs["judge"]["permissions"] == {"contents": "read", "pull-requests": "read",
-                                            "actions": "read"}  # the event time, checked
+    assert set(jobs) == {"seed", "judge", "publish"}
+    assert job_secrets(jobs["seed"]) == {"GNNCB_CODE_SEED"}
+    assert PATH.read_text(encoding="utf-8").count("secrets.") == 1
+    assert job_secrets(jobs["judge"]) == set() and job_secrets(jobs["publish"]) == set()
+    read_only = {"contents": "read", "pull-requests": "read", "actions": "read"}
+    assert jobs["seed"]["permissions"] == read_only and jobs["seed"]["environment"] == "scoring"
+    assert jobs["judge"]["permissions"] == read_only  # actions: the event time, checked
     assert "environment" not in jobs["judge"]
     assert set(write_permissions(jobs["publish"])) == {"contents", "pull-requests", "issues"}
-    assert jobs["publish"]["needs"] == "judge"
+    assert jobs["judge"]["needs"] == "seed" and jobs["publish"]["needs"] == "judge"
+    seed_runs = _runs(wf, "seed")
+    assert [r for r in seed_runs if "gnncb" in r] == [
+        'gnncb ci code seed --repo "$REPO" --pr "$PR" --out '
+        '"$RUNNER_TEMP/gnncb-case-seed/seed.json"']
+    assert all("sudo" not in r and "score" not in r for r in seed_runs)
+    [judge] = [r for r in _runs(wf, "judge") if "gnncb" in r]
+    assert "GNNCB_CODE_SEED" not in judge  # sudo passes on no secret
+    assert '--case-seed "$RUNNER_TEMP/gnncb-case-seed/seed.json"' in judge
 
 
 def _runs(wf: dict[str, Any], job: str) -> list[str]:
@@ -86,14 +98,14 @@ def test_same_pins_and_ledger_queue_as_the_encrypted_pipeline(
 
 def test_checkouts_take_the_default_branch(wf: dict[str, Any]) -> None:
     checkouts = [s for _, s in steps(wf) if str(s.get("uses", "")).startswith("actions/checkout")]
-    assert len(checkouts) == 2
+    assert len(checkouts) == 3
     for step in checkouts:
         assert step["with"]["ref"] == "${{ github.event.repository.default_branch }}"
         assert step["with"]["persist-credentials"] is False
 
 
 def test_install_has_no_torch(wf: dict[str, Any]) -> None:
-    for run in _runs(wf, "judge") + _runs(wf, "publish"):
+    for run in _runs(wf, "seed") + _runs(wf, "judge") + _runs(wf, "publish"):
         if "pip install" in run:
             assert "torch" not in run and "[" not in run
 

@@ -24,7 +24,7 @@ from evaluator.ci.github import GitHubClient
 from evaluator.ci.logs import say
 from evaluator.ci.predictions.publish import Published, finish_publishing, start_publishing
 from evaluator.ci.result import ACCEPTED
-from evaluator.codetrack.board import BOARDS, boards_in
+from evaluator.codetrack.board import BOARDS, CodeBoard, boards_in
 from evaluator.errors import ConfigError
 from evaluator.ledger.ranking import standing_of
 from evaluator.ledger.store import SUBMISSION, Ledger
@@ -66,6 +66,22 @@ def record_code_row(root: Path, row: dict[str, Any], message: str) -> Change | N
                      boards=boards_in(Path(root) / "competitions"))
     return Change(paths=[str(p.relative_to(root)) for p in [ledger.path, *pages]],
                   message=message)
+
+
+def check_case_commitment(root: Path, board: CodeBoard, row: dict[str, Any]) -> None:
+    """A row's cases were drawn under the commitment the repository holds for the board's
+    version (this job has no secret: the seed itself is checked by `gnncb verify` after the
+    reveal). Refuses a digest-seeded row once a secret is committed: a judge that fell back
+    to predictable cases is not recorded."""
+    from evaluator.codetrack.caseseed import FIELD, current_commitment
+
+    committed = current_commitment(Path(root) / "competitions" / board.slug, board.slug,
+                                   board.version)
+    if row.get(FIELD) != committed:
+        raise ConfigError(f"the judged row's cases were drawn under case commitment "
+                          f"{str(row.get(FIELD))[:16]}, the repository commits {board.slug} "
+                          f"version {board.version} to {str(committed)[:16]}; refusing to "
+                          "record (re-run the workflow)")
 
 
 def commit_message(result: CodeResult, run_url: str | None) -> str:
@@ -143,6 +159,7 @@ def publish_code_result(client: GitHubClient, result: CodeResult, *, root: Path,
         if not (result.duplicate or result.already_recorded):
             verify_files(client, result)
             row = result.row
+            check_case_commitment(root, board, row)
             push = commit_and_push(
                 Path(root), lambda: record_code_row(root, row, commit_message(result, run_url)),
                 remote=remote, branch=branch, attempts=push_attempts, sleep=sleep, env=git_env)

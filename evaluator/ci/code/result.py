@@ -2,7 +2,8 @@
 
 Why its own model on the shared base (`evaluator.ci.result.ResultBase`): a code-track verdict
 carries different evidence (file blob ids, pass counts, failing-case feedback) and its own
-plausibility rules (seed derived from the digest, counts that add up, full isolation), all
+plausibility rules (seed derived from the digest, or drawn under a case commitment; counts
+that add up, full isolation), all
 checkable without running anything; the required `kind` means neither publisher can be fed the
 other pipeline's artifact.
 """
@@ -71,7 +72,8 @@ class CodeResult(ResultBase):
 
 def check_row(row: Mapping[str, Any], board: CodeBoard) -> None:
     """Plausibility of a judged row, checkable without running anything: the seed is the
-    digest's, the counts add up over the planned cases, the judge ran fully isolated."""
+    digest's (or drawn under a case commitment, which publish compares with the
+    repository's), the counts add up over the planned cases, the judge ran fully isolated."""
     try:
         _check_row(row, board)
     except (KeyError, TypeError, AttributeError) as err:  # a malformed (forged) row
@@ -86,9 +88,14 @@ def _check_row(row: Mapping[str, Any], board: CodeBoard) -> None:
         raise ValueError(f"row version {row.get('version')} is not {board.version}")
     if row.get("entrant") not in PR_ENTRANTS:
         raise ValueError(f"entrant {row.get('entrant')!r} is not one of {PR_ENTRANTS}")
+    from evaluator.codetrack.caseseed import FIELD, SOURCE
+
     declared = row.get("declared") or {}
-    if declared.get("seed_source") != "digest" or row.get("seed") != seed_from_digest(
-            row["digest"]):
+    source = declared.get("seed_source")
+    if source == SOURCE:  # the seed itself is checkable only after the reveal (gnncb verify)
+        if type(row.get("seed")) is not int or not isinstance(row.get(FIELD), str):
+            raise ValueError(f"a row seeded by the secret needs an integer seed and {FIELD}")
+    elif source != "digest" or row.get("seed") != seed_from_digest(row["digest"]):
         raise ValueError("the row's cases are not seeded by its digest")
     if declared.get("isolation") != ["full"]:
         raise ValueError(f"the row was judged with isolation {declared.get('isolation')}, "
