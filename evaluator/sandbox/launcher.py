@@ -36,9 +36,9 @@ from evaluator.sandbox.channel import (
     CHANNEL_IN_FD,
     CHANNEL_OUT_FD,
     Relay,
+    WaitClock,
     credited_wall,
     process_cpu_seconds,
-    process_wait_seconds,
 )
 from evaluator.sandbox.fdtree import Budget, clear_dir_fd, copy_tree_fd
 from evaluator.sandbox.syscalls import build_filter, load_binding
@@ -331,7 +331,8 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     # a timeout; the judge's own deadline, WAIT_CREDIT_FACTOR times longer, is the backstop.
     allowance = float(config["deadline"])
     started = time.monotonic()
-    wait0 = process_wait_seconds(pid) or 0.0
+    wait_clock = WaitClock(pid)
+    wait0 = wait_clock.seconds() or 0.0
     cpu_limit = config.get("cpu_limit")
     try:
         while True:
@@ -342,7 +343,7 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
                 used = process_cpu_seconds(pid) or 0.0
                 if used >= cpu_limit:
                     return _stop(libc, pid, {"cpu_limit": True}, figures)
-            waited = (process_wait_seconds(pid) or wait0) - wait0
+            waited = (wait_clock.seconds() or wait0) - wait0
             figures["queue_wait"] = round(max(0.0, waited), 6)
             remaining = allowance - credited_wall(time.monotonic() - started, waited, allowance)
             if remaining <= 0:

@@ -33,13 +33,22 @@ def case_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def judge(tmp_path: Path, case_set: Path, code: str, *extra: str) -> list[dict]:
+# Shrinking a failure judges up to 16 rounds of candidate inputs, each running the attack again
+# (a 256 MB hog, a worker killed per candidate, a 0.2 s busy loop): minutes per test for a search
+# whose result these tests do not read. They judge without it; the test that walks what runs
+# leave behind keeps it (shrinking's workspaces are among those it checks).
+NO_SHRINK = ("--shrink-rounds", "0")
+
+
+def judge(tmp_path: Path, case_set: Path, code: str, *extra: str,
+          shrink: bool = False) -> list[dict]:
     solutions = tmp_path / "solutions"
     solutions.mkdir()
     (solutions / "lc207.py").write_text(code)
     run_dir = tmp_path / "run"
     assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(case_set),
-                 "--timeout-floor", "0.5", "--out", str(run_dir), *extra]) == 0
+                 "--timeout-floor", "0.5", "--out", str(run_dir), *extra,
+                 *(() if shrink else NO_SHRINK)]) == 0
     return [json.loads(line) for line in (run_dir / "verdicts.jsonl").read_text().splitlines()]
 
 
@@ -203,7 +212,8 @@ def test_standard_library_only_under_a_non_editable_install(tmp_path: Path,
         f"assert evaluator.__file__.startswith({str(installed)!r}), evaluator.__file__\n"
         "from evaluator.cli import main\n"
         f"sys.exit(main(['code', 'judge', '--solutions', {str(solutions)!r}, '--cases', "
-        f"{str(case_set)!r}, '--no-memory', '--out', {str(tmp_path / 'run')!r}]))\n")
+        f"{str(case_set)!r}, '--no-memory', '--shrink-rounds', '0', '--out', "
+        f"{str(tmp_path / 'run')!r}]))\n")
     subprocess.run([str(venv / "bin" / "python"), "-c", script], check=True, cwd=tmp_path,
                    env={"PATH": "/usr/bin:/bin", "GNNCB_CACHE": str(tmp_path / "cache")},
                    stdout=subprocess.DEVNULL)
@@ -274,7 +284,7 @@ def test_nothing_a_solution_leaves_is_owned_by_a_sandbox_uid(tmp_path: Path, cas
         "        if not os.path.lexists('fifo'): os.mkfifo('fifo')\n"
         "        return True\n")
     try:
-        rows = judge(tmp_path, case_set, code, "--no-memory")
+        rows = judge(tmp_path, case_set, code, "--no-memory", shrink=True)
         assert rows and all(r["ran"] for r in rows)
         assert kept  # the solution's workspace, and those of calibration and shrinking runs
         seen: dict[str, os.stat_result] = {}

@@ -13,7 +13,12 @@ import pytest
 
 from evaluator import sandbox
 from evaluator.cli import main
-from tests.codetrack.test_hostile import HEADER, case_set, n_cases  # noqa: F401 - fixture
+from tests.codetrack.test_hostile import (  # noqa: F401 - fixture
+    HEADER,
+    NO_SHRINK,
+    case_set,
+    n_cases,
+)
 
 FULL = sandbox.detect_isolation()
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -28,7 +33,7 @@ def judge(tmp_path: Path, case_set: Path, code: str, *extra: str) -> tuple[int, 
     (solutions / "lc207.py").write_text(code)
     run_dir = tmp_path / "run"
     status = main(["code", "judge", "--solutions", str(solutions), "--cases", str(case_set),
-                   "--timeout-floor", "0.5", "--out", str(run_dir), *extra])
+                   "--timeout-floor", "0.5", "--out", str(run_dir), *extra, *NO_SHRINK])
     rows = ([json.loads(line) for line in (run_dir / "verdicts.jsonl").read_text().splitlines()]
             if (run_dir / "verdicts.jsonl").exists() else [])
     return status, rows

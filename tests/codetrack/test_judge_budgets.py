@@ -157,8 +157,13 @@ def test_lc2097_colliding_answer_through_code_judge(tmp_path: Path) -> None:
         "class Solution:\n    def validArrangement(self, pairs):\n"
         f"        return [[i * {M61}, (i + 1) * {M61}] for i in range(150_000)]\n")
     run_dir = tmp_path / "run"
+    # Not shrunk: each shrinking candidate would send the 6.7 MB answer again, and the claim is
+    # about the checker's budget, not the minimal counterexample. A 5 s floor (15 s wall): on a
+    # loaded machine handing 6.7 MB through PID 1 took over the default 3 s wall allowance
+    # (timeouts at 0.3 s CPU), a worker-side limit this test is not about.
     assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(cases_dir),
-                 "--out", str(run_dir), "--no-memory"]) == 0
+                 "--out", str(run_dir), "--no-memory", "--shrink-rounds", "0",
+                 "--timeout-floor", "5"]) == 0
     rows = [json.loads(line) for line in (run_dir / "verdicts.jsonl").read_text().splitlines()]
     assert rows and all(r["verdict"] == "wrong answer" for r in rows), rows[:2]
     feedback = json.loads((run_dir / "feedback.json").read_text())["lc2097"]

@@ -86,3 +86,29 @@ def test_the_run_queue_wait_is_read_from_the_kernel() -> None:
     assert sandbox.credited_wall(100.0, 1000.0, 2.0) == 100.0 - 20.0
     assert sandbox.credited_wall(5.0, -1.0, 2.0) == 5.0
     assert sandbox.credited_wall(5.0, 1.5, 2.0) == 3.5
+
+
+
+def test_pid_1s_wait_clock_stays_bound_to_its_process() -> None:
+    """PID 1 reads the workload's run-queue wait through one open schedstat file: a figure
+    while the process lives, and nothing once it is gone (never another process's that got
+    its pid)."""
+    from evaluator.sandbox.channel import WaitClock
+
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a child that lives until the pipe closes
+        os.close(hold_w)
+        os.read(hold_r, 1)
+        os._exit(0)
+    os.close(hold_r)
+    clock = WaitClock(pid)
+    try:
+        first = clock.seconds()
+        assert first is not None and first >= 0.0
+        os.close(hold_w)
+        os.waitpid(pid, 0)  # exited and reaped: the open file reads nothing any more
+        assert clock.seconds() is None
+        assert WaitClock(2**22 + 12345).seconds() is None  # no such process
+    finally:
+        clock.close()
