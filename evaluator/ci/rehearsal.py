@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from evaluator.ci.comment import LABELS
-from evaluator.ci.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
+from evaluator.ci.fake_github import BOT_LOGIN, FakeGitHub
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import SUBMISSION

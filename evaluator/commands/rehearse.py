@@ -4,19 +4,19 @@ It stages the pull request with `evaluator.ci.rehearsal` (a temporary bare origi
 checkout's last commit, the local stand-in of GitHub's API on 127.0.0.1, a throwaway key pair,
 stable account ids), then runs the two jobs of `.github/workflows/evaluate.yml` exactly as the
 workflow runs them: `gnncb ci pr score` (the keyed job, read-only token) and then `gnncb ci pr
-publish` (no key, write token), through `evaluator.cli.main`, each with only its own token in
-the environment and no platform key anywhere. It prints each job's log and the answer the bot
+publish` (no key, write token), each in a process of its own through the CLI's entry point
+(`python -m evaluator.cli`), with only its own token in its environment and no platform key
+anywhere. It prints each job's log and the answer the bot
 would post. Exit codes as `gnncb evaluate`: 0 accepted, 1 rejected, 2 the rehearsal failed.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
 import shlex
-from collections.abc import Iterator
+import subprocess
+import sys
 from pathlib import Path
 
 from evaluator import settings
@@ -96,32 +96,30 @@ class _Steps:
         print(f"[{self.n}/{STEPS}] {message} ...", flush=True)
 
 
-@contextlib.contextmanager
-def _job_env(token: str) -> Iterator[None]:
-    """The environment of one job: its own token, no platform key, nothing else changed."""
-    saved = {name: os.environ.get(name) for name in HIDDEN_ENV}
-    for name in HIDDEN_ENV:
-        os.environ.pop(name, None)
-    os.environ["GITHUB_TOKEN"] = token
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+def _job_env(token: str) -> dict[str, str]:
+    """The environment of one job: the caller's, less any token or platform key of theirs,
+    plus the job's own token; the package imported is the one running now."""
+    import evaluator
+
+    env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
+    package_parent = str(Path(evaluator.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH"))
+                                        if p)
+    env["GITHUB_TOKEN"] = token
+    return env
 
 
 def _run_job(name: str, argv: list[str], token: str) -> None:
-    """One job's command, through the real CLI; its log printed indented."""
-    from evaluator.cli import main
-
-    log = io.StringIO()
-    with _job_env(token), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-        code = main(argv)
-    for line in log.getvalue().splitlines():
-        print(f"      | {line}")
+    """One job's command, `gnncb ...` through the real CLI entry point in a process of its
+    own (as each job runs on a runner of its own), its log printed indented as it comes."""
+    command = [sys.executable, "-m", "evaluator.cli", *argv]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          stdin=subprocess.DEVNULL, env=_job_env(token), text=True,
+                          errors="replace") as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            print(f"      | {line.rstrip()}", flush=True)
+        code = proc.wait()
     if code != 0:
         raise ConfigError(f"the {name} job failed (exit {code}; its log is above): on GitHub "
                           "this run would fail without answering, and a maintainer would "

@@ -1,7 +1,8 @@
 """`gnncb rehearse`: a participant's dry run of the pull-request flow, through the real CLI, on a
 participant's clone of a repository (the pipeline test bed's toy competitions, sealed to a key
 the participant never gets). Each rehearsal makes its own throwaway key pair and runs both
-jobs, so these tests take a few seconds of CPU each."""
+jobs, so those tests take a few seconds of CPU each (marked slow); the mistakes caught before
+anything runs are quick."""
 
 from __future__ import annotations
 
@@ -19,8 +20,6 @@ from evaluator.competition.spec import load_spec
 from tests.cli.helpers import run
 from tests.helpers.arena import Arena, git
 from tests.helpers.paths import REPO
-
-pytestmark = pytest.mark.slow
 
 SLUG = "toy-nodes"
 
@@ -65,6 +64,7 @@ def origin_rows(origin: Path) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_an_accepted_rehearsal_prints_the_bots_acceptance_and_leaves_the_checkout_alone(
         checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     predictions = tmp_path / "predictions.csv"
@@ -88,6 +88,7 @@ def test_an_accepted_rehearsal_prints_the_bots_acceptance_and_leaves_the_checkou
     assert "PRIVATE KEY" not in blobs
 
 
+@pytest.mark.slow
 def test_a_bad_predictions_file_prints_the_rejection_the_bot_would_post(
         checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = perfect(checkout).decode().splitlines()
@@ -97,12 +98,13 @@ def test_a_bad_predictions_file_prints_the_rejection_the_bot_would_post(
     code, out, err = rehearse(checkout, predictions, capsys)
     assert code == 1, out + err
     assert "Submission rejected" in out and "invalid-predictions" in out
-    assert "line 6" in out  # where: the bot's validation, with the line
+    assert "at line(s) 6" in out  # where: the bot's validation, with the line
     assert 'label "gnncb: rejected"; the PR is closed' in out
     assert "a rejection costs no submission" in out
     assert snapshot(checkout) == before
 
 
+@pytest.mark.slow
 def test_the_ledger_account_of_the_login_is_the_rehearsals_author(
         arena: Arena, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Alice submitted before, from GitHub account 4242: the rehearsal is that account (another
@@ -124,6 +126,7 @@ def test_the_ledger_account_of_the_login_is_the_rehearsals_author(
     assert "**Submissions left:** 1 for version 1" in out  # 3 per version, the earlier counts
 
 
+@pytest.mark.slow
 def test_two_rehearsals_in_two_processes_are_the_same_account(
         checkout: Path, tmp_path: Path) -> None:
     """The old bug: the stand-in's account id came from `hash(login)`, which changes with each

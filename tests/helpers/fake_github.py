@@ -9,8 +9,8 @@ from evaluator.ci.fake_github import (
     GHOST,
     READ_TOKEN,
     WRITE_TOKEN,
-    Fault,
     FakeGitHub,
+    Fault,
     Symlink,
     git_blob_sha,
 )
