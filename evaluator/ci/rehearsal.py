@@ -142,13 +142,15 @@ def standin_labels(competition: Path, spec: CompetitionSpec, split: str) -> pd.D
 def seal_standin(competition: Path, spec: CompetitionSpec, public: Any) -> None:
     """Seal stand-in labels for every hidden split of the competition (in the copy), with their
     commitments, as the builder seals the real ones."""
-    from evaluator.authoring.build import seal_labels
+    from evaluator.authoring.build import draw_public_part, seal_labels
 
     for name, split in spec.splits.items():
         frame = standin_labels(competition, spec, name)
-        groups = frame[spec.id_column] if split.clusters is not None else None
+        # the parts drawn row by row: stand-in labels leak nothing, so a split's declared
+        # clusters (which the real build keeps whole) need not be looked up here
+        part = draw_public_part(frame, spec, name, STANDIN_SEED) if spec.has_parts else None
         seal_labels(frame, spec, name, public, competition / split.labels, seed=STANDIN_SEED,
-                    groups=groups)
+                    public=part)
 
 
 @dataclass(frozen=True)
