@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +53,13 @@ def perfect(checkout: Path) -> bytes:
     return frame.to_csv(index=False, lineterminator="\n").encode()
 
 
+def documented_command() -> list[str]:
+    """The one command docs/participants.md gives, as words (without `gnncb`)."""
+    text = (REPO / "docs" / "participants.md").read_text(encoding="utf-8")
+    [line] = re.findall(r"^gnncb rehearse .*$", text, re.M)
+    return shlex.split(line)[1:]
+
+
 def rehearse(checkout: Path, predictions: Path, capsys: pytest.CaptureFixture[str],
              *extra: object, login: str = "Alice") -> tuple[int, str, str]:
     return run(["rehearse", "--root", checkout, "--competition", SLUG, "--participant", login,
@@ -71,7 +80,9 @@ def test_an_accepted_rehearsal_prints_the_bots_acceptance_and_leaves_the_checkou
     predictions.write_bytes(perfect(checkout))
     before = snapshot(checkout)
     kept = tmp_path / "kept-origin.git"
-    code, out, err = rehearse(checkout, predictions, capsys, "--keep", kept)
+    words = [{"<slug>": SLUG, "<your-login>": "Alice", "predictions.csv": str(predictions)}.get(
+        w, w) for w in documented_command()]  # the command the participant guide gives
+    code, out, err = run([*words, "--root", checkout, "--keep", kept], capsys)
     assert code == 0, out + err
     assert "### ✅ Submission accepted: toy-nodes" in out
     assert "| accuracy | 1.0000 |" in out  # scored on the stand-in labels it was given
