@@ -43,7 +43,7 @@ from evaluator.ci.comment import LABELS
 from evaluator.ci.fake_github import BOT_LOGIN, FakeGitHub
 from evaluator.competition.spec import CompetitionSpec, load_spec
 from evaluator.errors import ConfigError
-from evaluator.ledger.store import SUBMISSION
+from evaluator.ledger.store import SUBMISSION, Ledger
 from evaluator.submission import envelope, keys
 
 RUN_ID = 1  # the workflow run the stand-in serves for the rehearsal's event
@@ -99,17 +99,8 @@ def known_account(rows: list[dict[str, Any]], login: str) -> int | None:
 
 
 def _ledger_rows(root: Path) -> list[dict[str, Any]]:
-    path = Path(root) / "leaderboard" / "ledger.jsonl"
-    rows = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue  # an unterminated last line: the pipeline reports it itself
-            if isinstance(row, dict):
-                rows.append(row)
-    return rows
+    """A checkout's ledger rows, read as the score job reads them (nothing written)."""
+    return Ledger(Path(root) / "leaderboard" / "ledger.jsonl").rows()
 
 
 def standin_labels(competition: Path, spec: CompetitionSpec, split: str) -> pd.DataFrame:
@@ -240,7 +231,6 @@ def stage(root: Path, competition: Path, predictions: bytes, metadata: bytes, lo
     if keep is not None and Path(keep).exists():
         raise ConfigError(f"--keep {keep}: it exists; name a new folder for the kept origin")
     login = login.strip()
-    rows = _ledger_rows(root)
     tmp = Path(tempfile.mkdtemp(prefix="gnncb-rehearsal-"))
     try:
         with FakeGitHub(*repo_name(root).split("/", 1)) as fake:
@@ -261,7 +251,9 @@ def stage(root: Path, competition: Path, predictions: bytes, metadata: bytes, lo
             work = tmp / "setup"
             _git(tmp, "clone", "-q", str(origin), str(work))
             folder = work / "competitions" / slug
-            seal_standin(folder, load_spec(folder), public)
+            spec = load_spec(folder)  # the committed spec, as the bot reads it
+            rows = _ledger_rows(work)  # the committed ledger: limits, accounts, PR numbers
+            seal_standin(folder, spec, public)
             pem = (tmp / "standin-key" / "public.pem").read_bytes()
             (work / "keys").mkdir(exist_ok=True)
             (work / "keys" / "platform-public.pem").write_bytes(pem)
