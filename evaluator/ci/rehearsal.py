@@ -251,6 +251,10 @@ def stage(root: Path, competition: Path, predictions: bytes, metadata: bytes, lo
             work = tmp / "setup"
             _git(tmp, "clone", "-q", str(origin), str(work))
             folder = work / "competitions" / slug
+            if not (folder / "competition.yaml").is_file():
+                raise ConfigError(f"competition {slug!r} is not in your last commit "
+                                  f"({head[:12]}), which is what the bot would see; git pull "
+                                  "(or commit it) and rehearse again")
             spec = load_spec(folder)  # the committed spec, as the bot reads it
             rows = _ledger_rows(work)  # the committed ledger: limits, accounts, PR numbers
             seal_standin(folder, spec, public)
