@@ -28,6 +28,8 @@ VERBS: dict[str, tuple[str, tuple[str, ...]]] = {
                 ("evaluator.commands.encrypt",)),
     "evaluate": ("decrypt, validate and score a submission folder",
                  ("evaluator.commands.evaluate",)),
+    "rehearse": ("dry-run your pull request through the bot's score -> publish jobs on a local "
+                 "copy (no key needed)", ("evaluator.commands.rehearse",)),
     "leaderboard": ("render leaderboards from the ledger", ("evaluator.commands.leaderboard",)),
     "competition": ("maintain competition folders", ("evaluator.commands.competition",)),
     "demo": ("end-to-end demo on real data shipped with scikit-learn",
