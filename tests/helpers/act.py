@@ -16,8 +16,15 @@ tests/package/test_workflows.py keep checking what act cannot):
   with its own secret file (see `secret_file`);
 - no workflow chaining (`workflow_run`, pushes made with GITHUB_TOKEN): pages.yml's trigger is
   tested structurally (tests/package/test_workflow_pages.py), its build job directly here;
-- `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other;
-- event `types:`/`paths:` filters are ignored: each test names the event and job to run.
+- `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other
+  (llm-campaign.yml numbers its pairs in the plan instead: `matrix.pair`);
+- event `types:`/`paths:` filters are ignored: each test names the event and job to run;
+- `-j JOB` also runs every job JOB `needs:` (act plans the dependencies, with no flag to skip
+  them), so a publishing job cannot be run alone from the file as it is. `job_alone` writes a
+  workflow holding just that job, verbatim except its `needs:` (and an `if:` that only reads
+  `needs.*` results and run status, whose logic the whole-workflow runs exercise), and asserts
+  nothing else differs; the job finds its predecessor's artifact because every act run is run
+  `RUN_ID` and the tests hand both runs the same artifact server folder (`Act.run(artifacts=)`).
 """
 
 from __future__ import annotations
@@ -99,6 +106,34 @@ def workflow_copy(dest: Path) -> Path:
     return dest
 
 
+# An `if:` that only gates on the predecessors' results and the run's status: `job_alone` may
+# drop it (the run it replaces is the predecessor's own act run, already asserted on).
+NEEDS_ONLY_IF = re.compile(r"^\$\{\{\s*(?:!cancelled\(\)|always\(\)|success\(\)|inputs\.\w+"
+                           r"|needs\.[\w-]+\.result == '\w+'|\s|&&)+\}\}$")
+
+
+def job_alone(workflows: Path, workflow: str, job: str) -> Path:
+    """Write `<workflows>/alone/<workflow stem>.<job>.yml`: the copy's workflow with only `job`,
+    minus its `needs:` (and a needs-only `if:`); returns its path. The rest of the job is the
+    copy's own, so the engine runs the file's job, not a rewrite of it."""
+    import yaml
+
+    data = yaml.safe_load((workflows / workflow).read_text())
+    data["on"] = data.pop(True)  # YAML 1.1 reads the bare key `on` as true
+    original = data["jobs"][job]
+    alone = {k: v for k, v in original.items() if k not in ("needs", "if")}
+    if "if" in original:
+        assert NEEDS_ONLY_IF.match(str(original["if"])), (
+            f"{workflow} {job}: its if: does more than gate on needs/status: {original['if']}")
+    assert not any("needs." in json.dumps(v) for v in alone.values()), (
+        f"{workflow} {job} reads its needs' outputs: it cannot run alone")
+    data["jobs"] = {job: alone}
+    dest = workflows / "alone" / f"{Path(workflow).stem}.{job}.yml"
+    dest.parent.mkdir(exist_ok=True)
+    dest.write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    return dest
+
+
 def tool_cache(folder: Path) -> Path:
     """A tool cache whose Python 3.11 setup-python adopts without downloading: a venv of this
     interpreter's base Python that also sees this interpreter's packages (a .pth line), so the
@@ -177,8 +212,12 @@ class Act:
     def run(self, *, workdir: Path, event: str, payload: dict[str, Any], api_url: str,
             secrets: dict[str, str], job: str | None = None, workflow: str,
             inputs: dict[str, str] | None = None, artifacts: Path | None = None,
-            variables: dict[str, str] | None = None, extra: list[str] | None = None) -> ActRun:
-        """`act EVENT -W <copy>/WORKFLOW [-j JOB]`, offline, host mode, under `env -i`."""
+            variables: dict[str, str] | None = None, extra: list[str] | None = None,
+            alone: bool = False) -> ActRun:
+        """`act EVENT -W <copy>/WORKFLOW [-j JOB]`, offline, host mode, under `env -i`.
+
+        `alone=True` runs JOB without the jobs it needs (`job_alone`); pass the predecessor
+        run's `artifacts` folder so it finds what they handed on."""
         tool_cache(self.cache / "tool_cache")
         self.runs += 1
         run_dir = self.tmp / f"run{self.runs}"
@@ -187,7 +226,12 @@ class Act:
         artifacts = artifacts or run_dir / "artifacts"
         artifacts.mkdir(exist_ok=True)
         port = api_url.rsplit(":", 1)[1].rstrip("/")
-        cmd = [str(self.binary), event, "-W", str(self.workflows / workflow),
+        if alone:
+            assert job, "alone= runs one job: name it"
+            path = job_alone(self.workflows, workflow, job)
+        else:
+            path = self.workflows / workflow
+        cmd = [str(self.binary), event, "-W", str(path),
                "-e", str(run_dir / "event.json"), "-C", str(workdir),
                "-P", f"{RUNNER_LABEL}=-self-hosted", "--action-offline-mode",
                "--log-prefix-job-id", "--no-skip-checkout", "--no-cache-server",

@@ -10,7 +10,6 @@ token): it must succeed while writing nothing. act gives every job of a run the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,15 +17,8 @@ import pytest
 
 from evaluator.ci.comment import MARKER_PREFIX
 from tests.helpers.act import ActRun
-from tests.helpers.arena import shared_keypair
-from tests.helpers.fake_github import READ_TOKEN, WRITE_TOKEN, FakeGitHub
+from tests.helpers.fake_github import READ_TOKEN, WRITE_TOKEN
 from tests.workflows.helpers import Bed, assert_no_key_material
-
-
-@pytest.fixture(scope="module")
-def bed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
-    with FakeGitHub() as fake:
-        yield Bed.build(tmp_path_factory.mktemp("act-evaluate"), shared_keypair(), fake)
 
 
 @pytest.fixture(scope="module")
