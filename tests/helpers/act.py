@@ -18,6 +18,8 @@ tests/package/test_workflows.py keep checking what act cannot):
   with its own secret file (see `secret_file`);
 - no workflow chaining (`workflow_run`, pushes made with GITHUB_TOKEN): pages.yml's trigger is
   tested structurally (tests/package/test_workflow_pages.py), its build job directly here;
+- a matrix's jobs all log under the job's id (`[run]`), so `ActRun.finished` lists every
+  job's end, `ActRun.jobs` only the last per id;
 - `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other
   (llm-campaign.yml numbers its pairs in the plan instead: `matrix.pair`);
 - event `types:`/`paths:` filters are ignored: each test names the event and job to run;
@@ -189,6 +191,8 @@ class ActRun:
     seconds: float
     artifacts: Path
     jobs: dict[str, str] = field(default_factory=dict)  # job id -> "succeeded" / "failed"
+    # every job's end in order: a matrix's jobs all carry the job id (act's log prefix)
+    finished: list[tuple[str, str]] = field(default_factory=list)
 
     def artifact(self, name: str) -> dict[str, bytes]:
         """The files of artifact `name` as the artifact server stored them (zipped)."""
@@ -282,9 +286,10 @@ class Act:
                               capture_output=True, text=True, check=False, timeout=1200)
         log = proc.stdout + proc.stderr
         (run_dir / "act.log").write_text(log)  # the whole log, for a failure's post-mortem
-        jobs = {m.group(1): m.group(2) for m in re.finditer(
-            r"^\[([^\]]+)\] 🏁  Job (succeeded|failed)", log, re.M)}
-        return ActRun(proc.returncode, log, time.monotonic() - start, artifacts, jobs)
+        finished = [(m.group(1), m.group(2)) for m in re.finditer(
+            r"^\[([^\]]+)\] 🏁  Job (succeeded|failed)", log, re.M)]
+        return ActRun(proc.returncode, log, time.monotonic() - start, artifacts,
+                      dict(finished), finished)
 
     def job_starts(self, workflow: str, event: str, job: str, workdir: Path) -> bool:
         """Whether act starts `job` for `event` (its `if:` evaluated by the engine).
