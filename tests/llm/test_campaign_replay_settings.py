@@ -242,6 +242,7 @@ def test_workflow_replay_path_replays_the_committed_campaign(tmp_path: Path):
     assert [a["replay_match"] for a in summary["attempt_log"]] == ["exact", "exact"]
 
 
+@pytest.mark.slow
 def test_a_shallow_checkout_is_told_to_fetch_the_history(tmp_path: Path, capsys):
     commit = slots_commit()
     checkout = _clone(tmp_path, "--depth", "1")

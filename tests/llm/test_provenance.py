@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,43 @@ def test_a_checkout_without_the_commit_is_told_what_to_fetch(repo: Path,
         recorded_folders([repo / "competitions" / "c1"], missing, tmp_path, "c.json", print)
     with pytest.raises(ConfigError, match="not a full commit id"):
         recorded_folders([repo / "competitions" / "c1"], "HEAD~1", tmp_path, "c.json", print)
+
+
+@pytest.mark.slow
+def test_record_then_replay_after_the_readme_moved_on(keypair, demo_competition, tmp_path,
+                                                      httpserver, monkeypatch, capsys) -> None:
+    """Through `gnncb llm run`: a recording in a clean checkout names its commit; after the
+    README is re-rendered and committed, the replay still sends the recorded prompt."""
+    from evaluator.cli import main
+    from tests.helpers.llm import API_KEY, NO_CODE, UNSANDBOXED_FLAGS, ScriptedLLM
+
+    root = tmp_path / "checkout"
+    folder = root / "competitions" / demo_competition.name
+    folder.parent.mkdir(parents=True)
+    demo_competition.rename(folder)
+    (folder / "README.md").write_text("# Demo\n\nPredict each node's label.\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "recorded")
+    monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
+    llm = ScriptedLLM(httpserver, [NO_CODE])
+    recordings = tmp_path / "recordings"
+    common = ["llm", "run", "--competition", str(folder), "--model", "m", "--repairs", "0",
+              "--public-key", str(keypair["public_path"]), "--no-score", *UNSANDBOXED_FLAGS]
+    assert main([*common, "--base-url", llm.base_url, "--api-key-env", "GNNCB_TEST_LLM_KEY",
+                 "--record", str(recordings), "--runs", str(tmp_path / "live")]) == 1
+    settings = json.loads((recordings / "campaign.json").read_text())["settings"]
+    assert settings["slots_commit"] == git(root, "rev-parse", "HEAD")
+    readme = folder / "README.md"
+    readme.write_text(readme.read_text() + "\nA note rendered after the recording.\n")
+    git(root, "commit", "-q", "-am", "re-rendered")
+    capsys.readouterr()
+    assert main([*common, "--provider", "replay", "--strict-replay", "--recordings",
+                 str(recordings), "--runs", str(tmp_path / "replayed")]) == 1  # as recorded
+    assert "its prompt slots are read from that commit" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "replayed" / "adhoc" / "m" / folder.name /
+                          "summary.json").read_text())
+    live = json.loads((tmp_path / "live" / "adhoc" / "m" / folder.name /
+                       "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["prompt_hash"] == live["prompt_hash"]
+    assert readme.read_text().endswith("A note rendered after the recording.\n")
