@@ -18,6 +18,8 @@ tests/package/test_workflows.py keep checking what act cannot):
   with its own secret file (see `secret_file`);
 - no workflow chaining (`workflow_run`, pushes made with GITHUB_TOKEN): pages.yml's trigger is
   tested structurally (tests/package/test_workflow_pages.py), its build job directly here;
+- `strategy.max-parallel` from an expression (`${{ inputs.max_parallel }}`) is not parsed (an
+  error line in the log; the matrix runs anyway, at act's own concurrency);
 - a matrix's jobs all log under the job's id (`[run]`), so `ActRun.finished` lists every
   job's end, `ActRun.jobs` only the last per id;
 - `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other
