@@ -8,10 +8,13 @@ rejected, 2 for configuration, provider or sandbox problems.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shlex
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -291,14 +294,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = _options(args, settings, participant=args.participant)
     config = _provider_config(args, settings)
     scorer = _scorer(args)  # fail on a missing private key before spending tokens
-    record_settings(config, options)  # with --record DIR: DIR/campaign.json, for replays
-    summary = run_pair(config, competition, args.model, options, echo=_echo)
-    run = run_dir(options.runs_root, options.campaign, args.model, summary["slug"])
-    if summary["status"] == "sealed" and scorer is not None:
-        summary = scorer(run)
+    # with --record DIR: DIR/campaign.json, for replays
+    record_settings(config, options, competitions=[competition])
+    with _as_recorded([competition], args, settings) as (folder,):
+        summary = run_pair(config, folder, args.model, options, echo=_echo)
+        run = run_dir(options.runs_root, options.campaign, args.model, summary["slug"])
+        if summary["status"] == "sealed" and scorer is not None:
+            summary = scorer(run)
     summary["run_dir"] = str(run)
     _print_outcome(summary)
     return _exit_code(summary["status"])
+
+
+@contextlib.contextmanager
+def _as_recorded(competitions: list[Path], args: argparse.Namespace,
+                 settings: tuple[dict[str, Any], list[str], dict[str, Any] | None]
+                 ) -> Iterator[list[Path]]:
+    """The competition folders a run reads its prompt slots from: for a replay whose
+    campaign.json names the commit they were recorded at, the folders as that commit holds
+    them (scratch copies, kept until the run is scored); otherwise the folders themselves."""
+    from evaluator.llm.provenance import KEY, recorded_folders
+
+    recorded = settings[2]
+    if recorded is None or not recorded.get(KEY):
+        yield competitions
+        return
+    with tempfile.TemporaryDirectory(prefix="gnncb-as-recorded-") as scratch:
+        yield recorded_folders(competitions, recorded[KEY], Path(scratch),
+                               f"{args.recordings}/campaign.json", _echo)
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -308,8 +331,9 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     competitions = [resolve_competition(c) for c in args.competitions]
     settings = _settings(args)
     options = _options(args, settings)
-    results = run_campaign(models, competitions, _provider_config(args, settings), options,
-                           workers=args.workers, scorer=_scorer(args), echo=_echo)
+    with _as_recorded(competitions, args, settings) as folders:
+        results = run_campaign(models, folders, _provider_config(args, settings), options,
+                               workers=args.workers, scorer=_scorer(args), echo=_echo)
     states: dict[str, int] = {}
     for summary in results:
         states[summary["status"]] = states.get(summary["status"], 0) + 1

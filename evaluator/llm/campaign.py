@@ -184,7 +184,7 @@ def pin_campaign(config: ProviderConfig, options: RunOptions, models: Sequence[s
         if pinned != protocol:
             raise ConfigError(f"{path} pins protocol {pinned}, this command asks for "
                               f"{protocol}; use another --campaign name to change the protocol")
-    settings = campaign_settings(config, options)
+    settings = campaign_settings(config, options, competitions)
     write_json(path, {"campaign": options.campaign, "protocol": protocol,
                       "settings": settings, "provider": config.describe(),
                       "models": list(models), "competitions": [str(c) for c in competitions],
@@ -193,8 +193,11 @@ def pin_campaign(config: ProviderConfig, options: RunOptions, models: Sequence[s
     return path
 
 
-def campaign_settings(config: ProviderConfig, options: RunOptions) -> dict[str, Any]:
-    """Every option a replay needs to send the same requests (evaluator.llm.replay)."""
+def campaign_settings(config: ProviderConfig, options: RunOptions,
+                      competitions: Sequence[Path] = ()) -> dict[str, Any]:
+    """Every option a replay needs to send the same requests (evaluator.llm.replay), and the
+    commit the `competitions`' prompt slots are read from (evaluator.llm.provenance)."""
+    from evaluator.llm.provenance import slots_commit
     from evaluator.llm.slots import installed_libraries
 
     limits = options.limits
@@ -205,16 +208,19 @@ def campaign_settings(config: ProviderConfig, options: RunOptions) -> dict[str, 
               "context_tokens": options.context_tokens, "wall_seconds": limits.wall_seconds,
               "cpu_seconds": limits.cpu_seconds, "memory_mb": memory}
     libraries = options.libraries if options.libraries is not None else installed_libraries()
-    return settings_record(values, libraries, options.python)
+    commit = slots_commit(competitions) if competitions else None
+    return settings_record(values, libraries, options.python, commit)
 
 
 def record_settings(config: ProviderConfig, options: RunOptions,
-                    settings: dict[str, Any] | None = None) -> Path | None:
+                    settings: dict[str, Any] | None = None,
+                    competitions: Sequence[Path] = ()) -> Path | None:
     """With --record DIR: write DIR/campaign.json, so a replay of DIR needs no options."""
     if config.kind != "openai" or config.record_dir is None:
         return None
     return write_settings(config.record_dir, options.campaign,
-                          settings or campaign_settings(config, options), config.describe())
+                          settings or campaign_settings(config, options, competitions),
+                          config.describe())
 
 
 def plan(models: Sequence[str], competitions: Sequence[Path], options: RunOptions

@@ -40,12 +40,16 @@ _SECTION = re.compile(r"^=== \((\d+)\) (.+?) ===$", re.MULTILINE)
 
 
 def settings_record(values: Mapping[str, Any], libraries: Sequence[Sequence[str]],
-                    python: str | None = None) -> dict[str, Any]:
+                    python: str | None = None, slots_commit: str | None = None
+                    ) -> dict[str, Any]:
     """What campaign.json keeps: every option of DEFAULTS as used, plus the Python version and
-    the libraries (name, version) the environment slot stated."""
+    the libraries (name, version) the environment slot stated, and the commit the other slots
+    were read from when one holds them (evaluator/llm/provenance.py)."""
     out = {key: values.get(key, DEFAULTS[key]) for key in DEFAULTS}
     out.update(python=python or platform.python_version(),
                libraries=[[str(n), str(v)] for n, v in libraries])
+    if slots_commit:
+        out["slots_commit"] = slots_commit
     return out
 
 

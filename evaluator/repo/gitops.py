@@ -84,6 +84,15 @@ class Git:
     def out(self, *args: str) -> str:
         return self.run(*args).stdout.strip()
 
+    def blob(self, commit: str, path: str) -> bytes:
+        """The bytes of `path` as `commit` holds it (`git show COMMIT:PATH`, no text decoding)."""
+        proc = subprocess.run(["git", "-C", str(self.repo), "show", f"{commit}:{path}"],
+                              capture_output=True, env=self.env, timeout=600, check=False)
+        if proc.returncode != 0:
+            raise ConfigError(f"git show {commit[:12]}:{path} failed in {self.repo}: "
+                              + proc.stderr.decode(errors="replace").strip()[-300:])
+        return proc.stdout
+
 
 def _is_conflict(stderr: str) -> bool:
     return any(m in stderr for m in CONFLICT_MARKERS)

@@ -4,8 +4,10 @@ Why: the structural tests and zizmor read the YAML, the pipeline tests call the 
 workflows invoke; only an engine shows that the jobs, steps, expressions, artifacts and tokens
 fit together. act runs in host mode (no Docker), offline: the pinned actions come from
 ../shared/actions (its README lists the facts this module follows), Python from a tool-cache
-venv that sees this interpreter's packages (so `pip install .` builds only gnncb), the GitHub
-API and git from the fake GitHub on 127.0.0.1 (tests/helpers/fake_github.py, smart HTTP on).
+venv that sees this interpreter's packages (so `pip install .` builds only gnncb, and builds it
+without an isolated build environment: the one harness setting that changes how a step runs,
+taken because that environment was most of each job's install time), the GitHub API and git
+from the fake GitHub on 127.0.0.1 (tests/helpers/fake_github.py, smart HTTP on).
 
 Where act differs from GitHub, in one place (the structural tests in
 tests/package/test_workflows.py keep checking what act cannot):
@@ -16,8 +18,19 @@ tests/package/test_workflows.py keep checking what act cannot):
   with its own secret file (see `secret_file`);
 - no workflow chaining (`workflow_run`, pushes made with GITHUB_TOKEN): pages.yml's trigger is
   tested structurally (tests/package/test_workflow_pages.py), its build job directly here;
-- `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other;
-- event `types:`/`paths:` filters are ignored: each test names the event and job to run.
+- `strategy.max-parallel` from an expression (`${{ inputs.max_parallel }}`) is not parsed (an
+  error line in the log; the matrix runs anyway, at act's own concurrency);
+- a matrix's jobs all log under the job's id (`[run]`), so `ActRun.finished` lists every
+  job's end, `ActRun.jobs` only the last per id;
+- `strategy.job-index` is empty, so matrix artifacts named from it would overwrite each other
+  (llm-campaign.yml numbers its pairs in the plan instead: `matrix.pair`);
+- event `types:`/`paths:` filters are ignored: each test names the event and job to run;
+- `-j JOB` also runs every job JOB `needs:` (act plans the dependencies, with no flag to skip
+  them), so a publishing job cannot be run alone from the file as it is. `job_alone` writes a
+  workflow holding just that job, verbatim except its `needs:` (and an `if:` that only reads
+  `needs.*` results and run status, whose logic the whole-workflow runs exercise), and asserts
+  nothing else differs; the job finds its predecessor's artifact because every act run is run
+  `RUN_ID` and the tests hand both runs the same artifact server folder (`Act.run(artifacts=)`).
 """
 
 from __future__ import annotations
@@ -46,7 +59,8 @@ RUNNER_LABEL = "ubuntu-24.04"
 # artifacts under it, and the fake GitHub must serve this run at /actions/runs/{RUN_ID}.
 RUN_ID = 1
 # What act cannot parse; the test copy of the workflows drops exactly these lines.
-UNPARSED = re.compile(r"^\s*queue:\s*max\s*$")
+# (a trailing comment included: llm-campaign.yml explains its line)
+UNPARSED = re.compile(r"^\s*queue:\s*max\s*(?:#.*)?$")
 
 
 def act_binary() -> Path | None:
@@ -99,6 +113,34 @@ def workflow_copy(dest: Path) -> Path:
     return dest
 
 
+# An `if:` that only gates on the predecessors' results and the run's status: `job_alone` may
+# drop it (the run it replaces is the predecessor's own act run, already asserted on).
+NEEDS_ONLY_IF = re.compile(r"^\$\{\{\s*(?:!cancelled\(\)|always\(\)|success\(\)|inputs\.\w+"
+                           r"|needs\.[\w-]+\.result == '\w+'|\s|&&)+\}\}$")
+
+
+def job_alone(workflows: Path, workflow: str, job: str) -> Path:
+    """Write `<workflows>/alone/<workflow stem>.<job>.yml`: the copy's workflow with only `job`,
+    minus its `needs:` (and a needs-only `if:`); returns its path. The rest of the job is the
+    copy's own, so the engine runs the file's job, not a rewrite of it."""
+    import yaml
+
+    data = yaml.safe_load((workflows / workflow).read_text())
+    data["on"] = data.pop(True)  # YAML 1.1 reads the bare key `on` as true
+    original = data["jobs"][job]
+    alone = {k: v for k, v in original.items() if k not in ("needs", "if")}
+    if "if" in original:
+        assert NEEDS_ONLY_IF.match(str(original["if"])), (
+            f"{workflow} {job}: its if: does more than gate on needs/status: {original['if']}")
+    assert not any("needs." in json.dumps(v) for v in alone.values()), (
+        f"{workflow} {job} reads its needs' outputs: it cannot run alone")
+    data["jobs"] = {job: alone}
+    dest = workflows / "alone" / f"{Path(workflow).stem}.{job}.yml"
+    dest.parent.mkdir(exist_ok=True)
+    dest.write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    return dest
+
+
 def tool_cache(folder: Path) -> Path:
     """A tool cache whose Python 3.11 setup-python adopts without downloading: a venv of this
     interpreter's base Python that also sees this interpreter's packages (a .pth line), so the
@@ -110,8 +152,31 @@ def tool_cache(folder: Path) -> Path:
         subprocess.run([base, "-m", "venv", str(target)], check=True)
         site = next((target / "lib").glob("python3*/site-packages"))
         (site / "gnncb-host.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        # the venv's bundled setuptools would shadow this interpreter's (the jobs build
+        # without isolation, see `Act.run`): drop it, then check what the jobs will build with
+        subprocess.run([str(target / "bin" / "python"), "-m", "pip", "uninstall", "-q", "-y",
+                        "setuptools"], check=True, capture_output=True)
+        build_requirements_met(target / "bin" / "python")
         (folder / "Python" / version / "x64.complete").write_text("")
     return folder
+
+
+def build_requirements_met(python: Path) -> None:
+    """pyproject's [build-system] requires, satisfied by what `python` (the tool-cache venv)
+    imports: the jobs' `pip install .` builds without isolation (see `Act.run`), with these."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
+    for text in requires:
+        requirement = Requirement(text)
+        installed = subprocess.run(
+            [str(python), "-c", "import importlib.metadata as m, sys; "
+             "print(m.version(sys.argv[1]))", requirement.name],
+            capture_output=True, text=True, check=False).stdout.strip()
+        assert installed and requirement.specifier.contains(installed, prereleases=True), (
+            f"build requirement {text}: {installed or 'nothing'} in the tool-cache Python")
 
 
 def free_port() -> int:
@@ -134,6 +199,8 @@ class ActRun:
     seconds: float
     artifacts: Path
     jobs: dict[str, str] = field(default_factory=dict)  # job id -> "succeeded" / "failed"
+    # every job's end in order: a matrix's jobs all carry the job id (act's log prefix)
+    finished: list[tuple[str, str]] = field(default_factory=list)
 
     def artifact(self, name: str) -> dict[str, bytes]:
         """The files of artifact `name` as the artifact server stored them (zipped)."""
@@ -177,8 +244,12 @@ class Act:
     def run(self, *, workdir: Path, event: str, payload: dict[str, Any], api_url: str,
             secrets: dict[str, str], job: str | None = None, workflow: str,
             inputs: dict[str, str] | None = None, artifacts: Path | None = None,
-            variables: dict[str, str] | None = None, extra: list[str] | None = None) -> ActRun:
-        """`act EVENT -W <copy>/WORKFLOW [-j JOB]`, offline, host mode, under `env -i`."""
+            variables: dict[str, str] | None = None, extra: list[str] | None = None,
+            alone: bool = False) -> ActRun:
+        """`act EVENT -W <copy>/WORKFLOW [-j JOB]`, offline, host mode, under `env -i`.
+
+        `alone=True` runs JOB without the jobs it needs (`job_alone`); pass the predecessor
+        run's `artifacts` folder so it finds what they handed on."""
         tool_cache(self.cache / "tool_cache")
         self.runs += 1
         run_dir = self.tmp / f"run{self.runs}"
@@ -187,7 +258,12 @@ class Act:
         artifacts = artifacts or run_dir / "artifacts"
         artifacts.mkdir(exist_ok=True)
         port = api_url.rsplit(":", 1)[1].rstrip("/")
-        cmd = [str(self.binary), event, "-W", str(self.workflows / workflow),
+        if alone:
+            assert job, "alone= runs one job: name it"
+            path = job_alone(self.workflows, workflow, job)
+        else:
+            path = self.workflows / workflow
+        cmd = [str(self.binary), event, "-W", str(path),
                "-e", str(run_dir / "event.json"), "-C", str(workdir),
                "-P", f"{RUNNER_LABEL}=-self-hosted", "--action-offline-mode",
                "--log-prefix-job-id", "--no-skip-checkout", "--no-cache-server",
@@ -198,6 +274,12 @@ class Act:
                "--env", f"GITHUB_SERVER_URL=http://github.localhost:{port}",
                "--env", f"GITHUB_API_URL={api_url}",
                "--env", f"RUNNER_TOOL_CACHE={self.cache / 'tool_cache'}",
+               # `pip install .` builds gnncb with the tool-cache Python's setuptools (which
+               # `tool_cache` checks against pyproject's build requirement) instead of a fresh
+               # isolated build environment per job: that download and install was most of
+               # each job's install step (measured once by hand on 2 busy cores: 39 s -> 17 s
+               # when the tool cache already holds the dependencies)
+               "--env", "PIP_NO_BUILD_ISOLATION=0",
                "--var-file", "/dev/null", "--env-file", "/dev/null", "--input-file", "/dev/null",
                *local_repositories(), *(extra or [])]
         if job:
@@ -212,9 +294,11 @@ class Act:
         proc = subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *cmd],
                               capture_output=True, text=True, check=False, timeout=1200)
         log = proc.stdout + proc.stderr
-        jobs = {m.group(1): m.group(2) for m in re.finditer(
-            r"^\[([^\]]+)\] 🏁  Job (succeeded|failed)", log, re.M)}
-        return ActRun(proc.returncode, log, time.monotonic() - start, artifacts, jobs)
+        (run_dir / "act.log").write_text(log)  # the whole log, for a failure's post-mortem
+        finished = [(m.group(1), m.group(2)) for m in re.finditer(
+            r"^\[([^\]]+)\] 🏁  Job (succeeded|failed)", log, re.M)]
+        return ActRun(proc.returncode, log, time.monotonic() - start, artifacts,
+                      dict(finished), finished)
 
     def job_starts(self, workflow: str, event: str, job: str, workdir: Path) -> bool:
         """Whether act starts `job` for `event` (its `if:` evaluated by the engine).

@@ -169,26 +169,40 @@ def ledger_of(tmp_path: Path) -> list[dict]:
 
 # The committed campaign's GNN competitions (campaigns/qwen2.5-coder-0.5b-local).
 GNN_RECORDED = ("gnn-cora", "park-gnn", "gnn-bace", "solubility", "mix-props")
-# The README is a slot of the frozen prompt, and the generated READMEs have changed since the
-# campaign was recorded (resolution note, human reference, interval-backed claims: issues 25
-# and 26), so its recordings match the competitions as they were then: the README of this
-# commit, restored into a copy. The live repository's README no longer replays (the error names
-# the README slot); re-recording needs the model.
-RECORDED_AT = "b003792"
+GNN_RECORDINGS = REPO / "campaigns" / "qwen2.5-coder-0.5b-local" / "gnn" / "recordings"
+
+
+def slots_commit(recordings: Path = GNN_RECORDINGS) -> str:
+    """The commit the campaign's prompt slots were read from, as its campaign.json names it
+    (the generated READMEs changed since: a replay reads them back from this commit), after
+    checking that this repository has it (a shallow clone does not: skip, saying so)."""
+    commit = read_json(recordings / "campaign.json")["settings"]["slots_commit"]
+    done = subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"needs the repository's git history (commit {commit[:12]}, named by "
+                    f"{recordings}/campaign.json): "
+                    f"{done.stderr.decode(errors='replace').strip()}")
+    return str(commit)
 
 
 def as_recorded(tmp_path: Path, slugs: tuple[str, ...] = GNN_RECORDED) -> tuple[str, ...]:
-    """Copies of the competitions with the README the campaign saw (from git history)."""
+    """Copies of the competitions outside any git checkout, with the README the campaign saw
+    (read from `slots_commit`): for tests of what a replay does without the history."""
+    commit = slots_commit()
     folders = []
     for slug in slugs:
         folder = tmp_path / "recorded" / slug
         shutil.copytree(REPO / "competitions" / slug, folder)
-        done = subprocess.run(["git", "-C", str(REPO), "show",
-                               f"{RECORDED_AT}:competitions/{slug}/README.md"],
-                              capture_output=True, check=False)
-        if done.returncode != 0:
-            pytest.skip(f"needs the repository's git history (commit {RECORDED_AT}): "
-                        f"{done.stderr.decode(errors='replace').strip()}")
-        (folder / "README.md").write_bytes(done.stdout)
+        (folder / "README.md").write_bytes(subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{commit}:competitions/{slug}/README.md"],
+            capture_output=True, check=True).stdout)
         folders.append(str(folder))
     return tuple(folders)
+
+
+def in_repository(slugs: tuple[str, ...] = GNN_RECORDED) -> tuple[str, ...]:
+    """The repository's own competition folders (a replay reads their slots back from the
+    recorded commit), once the history holding that commit is known to be here."""
+    slots_commit()
+    return tuple(str(REPO / "competitions" / slug) for slug in slugs)

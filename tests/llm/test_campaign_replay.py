@@ -32,7 +32,7 @@ from evaluator.cli import main
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.llm.parse import parse_response
-from tests.helpers.llm import UNSANDBOXED_FLAGS, as_recorded, read_json
+from tests.helpers.llm import UNSANDBOXED_FLAGS, in_repository, read_json
 from tests.helpers.paths import REPO
 
 CAMPAIGN = REPO / "campaigns" / "qwen2.5-coder-0.5b-local"
@@ -150,7 +150,7 @@ def test_gnn_track_replays_to_the_committed_outcomes(tmp_path: Path, track: str)
     whose README slot keeps only what a solver needs (`gnn-solver`)."""
     spec = campaign()[track]
     args = ["llm", "campaign", "--models", campaign()["model"], "--competitions",
-            *as_recorded(tmp_path, tuple(spec["competitions"])), "--provider", "replay",
+            *in_repository(tuple(spec["competitions"])), "--provider", "replay",
             "--strict-replay",
             "--recordings", str(CAMPAIGN / track / "recordings"), "--runs",
             str(tmp_path / "runs"), "--no-score", *spec["argv"], *UNSANDBOXED_FLAGS]

@@ -29,7 +29,9 @@ from tests.helpers.llm import (
     UNSANDBOXED_FLAGS,
     ScriptedLLM,
     as_recorded,
+    in_repository,
     read_json,
+    slots_commit,
 )
 from tests.helpers.paths import REPO
 
@@ -101,8 +103,8 @@ def test_committed_campaign_records_its_settings():
 
 
 def _replay(tmp_path: Path, *extra: str, competitions: tuple[str, ...] | None = None) -> int:
-    if competitions is None:
-        competitions = as_recorded(tmp_path)
+    if competitions is None:  # the repository's folders: the replay reads the recorded slots
+        competitions = in_repository()
     return main(["llm", "campaign", "--models", MODEL, "--competitions", *competitions,
                  "--provider", "replay", "--strict-replay", "--recordings", str(RECORDINGS),
                  "--runs", str(tmp_path / "runs"), "--no-score", *extra, *UNSANDBOXED_FLAGS])
@@ -132,7 +134,7 @@ def test_committed_campaign_replays_with_no_options(tmp_path: Path):
                                      "--prompt frozen-solver (recorded: frozen)"]),
 ])
 def test_a_changed_setting_is_named_in_the_error(tmp_path: Path, option, named):
-    assert _replay(tmp_path, *option, competitions=as_recorded(tmp_path, ("gnn-cora",))) == 2
+    assert _replay(tmp_path, *option, competitions=in_repository(("gnn-cora",))) == 2
     error = read_json(tmp_path / "runs" / "adhoc" / MODEL / "gnn-cora" / "summary.json")["error"]
     assert "no recorded response" in error and "message 1 " in error
     for text in named:
@@ -141,6 +143,8 @@ def test_a_changed_setting_is_named_in_the_error(tmp_path: Path, option, named):
 
 @pytest.mark.slow
 def test_a_changed_competition_names_the_slot(tmp_path: Path):
+    """A folder outside git (nothing to read the recorded slots back from): the miss names
+    the slot that differs."""
     folder = Path(as_recorded(tmp_path, ("gnn-cora",))[0])
     readme = folder / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8") + "\nOne more line.\n",
@@ -181,31 +185,71 @@ def test_workflow_replay_passes_no_protocol_options(tmp_path: Path):
     assert live[live.index("--record") + 1] == "runs/c/recordings"
 
 
-@pytest.mark.slow
-def test_workflow_replay_path_replays_the_committed_campaign(tmp_path: Path):
-    """The run step's exact argument list (PROVIDER=replay, the committed recordings), with
-    the repository paths it names relative to the checkout made absolute and its runs folder
-    and ledger moved to a temporary folder."""
+def _workflow_replay(tmp_path: Path, checkout: Path) -> list[str]:
+    """The run step's exact argument list (PROVIDER=replay, the committed recordings), run in
+    `checkout` as the job runs it there, its runs folder and ledger moved to tmp_path."""
     args = _workflow_args(tmp_path, PROVIDER="replay", MODEL=MODEL, COMPETITION="gnn-cora",
                           CAMPAIGN="qwen-replay", PROMPT="frozen", REPAIRS="5",
                           WALL_SECONDS="", BASE_URL="https://api.openai.com/v1",
                           RECORDINGS="campaigns/qwen2.5-coder-0.5b-local/gnn/recordings")
     ledger = tmp_path / "ledger.jsonl"
-    shutil.copy(REPO / "leaderboard" / "ledger.jsonl", ledger)
+    shutil.copy(checkout / "leaderboard" / "ledger.jsonl", ledger)
     moved = {"--runs": str(tmp_path / "runs"), "--ledger": str(ledger)}
     for i, arg in enumerate(args[:-1]):
         if arg in moved:
             args[i + 1] = moved[arg]
-        elif arg == "--competition":  # the folder as recorded (RECORDED_AT's README)
-            args[i + 1] = as_recorded(tmp_path, ("gnn-cora",))[0]
-        elif arg in ("--public-key", "--recordings"):
-            args[i + 1] = str(REPO / args[i + 1])
-    assert main([*args, *UNSANDBOXED_FLAGS]) == 1  # the model's failure, as recorded
+        elif arg in ("--competition", "--public-key", "--recordings"):
+            args[i + 1] = str(checkout / args[i + 1])
+    return [*args, *UNSANDBOXED_FLAGS]
+
+
+def _clone(tmp_path: Path, *flags: str) -> Path:
+    """A clone of this repository at its HEAD, as actions/checkout makes one."""
+    dest = tmp_path / "checkout"
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(dest), "fetch", "-q", *flags, f"file://{REPO}", head],
+                   check=True)
+    subprocess.run(["git", "-C", str(dest), "checkout", "-q", head], check=True)
+    return dest
+
+
+def test_the_workflow_replay_checks_out_the_history() -> None:
+    """The run job's checkout fetches every commit when replaying (the prompt slots are read
+    back from the recorded one) and only the tip for a live run."""
+    doc = yaml.safe_load((REPO / ".github" / "workflows" / "llm-campaign.yml").read_text())
+    [checkout] = [s for s in doc["jobs"]["run"]["steps"]
+                  if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkout["with"]["fetch-depth"] == "${{ inputs.provider == 'replay' && '0' || '1' }}"
+
+
+@pytest.mark.slow
+def test_workflow_replay_path_replays_the_committed_campaign(tmp_path: Path):
+    """On a fresh clone with the history (fetch-depth 0), the committed campaign replays to its
+    committed outcome: the README slot is read back from the commit campaign.json names, though
+    the README changed since."""
+    commit = slots_commit()
+    checkout = _clone(tmp_path)
+    changed = subprocess.run(["git", "-C", str(checkout), "diff", "--quiet", commit, "--",
+                              "competitions/gnn-cora/README.md"], check=False)
+    assert changed.returncode == 1  # the case this test is about: the README moved on
+    assert main(_workflow_replay(tmp_path, checkout)) == 1  # the model's failure, as recorded
     summary = read_json(tmp_path / "runs" / "qwen-replay" / MODEL / "gnn-cora" / "summary.json")
     committed = read_json(CAMPAIGN / "gnn" / "summaries" / "gnn-cora.json")
     assert summary["status"] == committed["status"] == "failed"
     assert summary["prompt_hash"] == committed["prompt_hash"]
     assert [a["replay_match"] for a in summary["attempt_log"]] == ["exact", "exact"]
+
+
+@pytest.mark.slow
+def test_a_shallow_checkout_is_told_to_fetch_the_history(tmp_path: Path, capsys):
+    commit = slots_commit()
+    checkout = _clone(tmp_path, "--depth", "1")
+    assert main(_workflow_replay(tmp_path, checkout)) == 2
+    err = capsys.readouterr().err
+    assert f"read at commit {commit[:12]}" in err and "fetch-depth: 0" in err, err
+    assert not (tmp_path / "runs" / "qwen-replay").exists()  # refused before any request
 
 
 # -- record -> replay without options ------------------------------------------------------

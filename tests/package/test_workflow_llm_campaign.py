@@ -63,9 +63,13 @@ def test_plan_builds_model_x_competition_matrix(doc, tmp_path):
     assert done.returncode == 0, done.stderr
     line = (tmp_path / "github_output").read_text().strip()
     matrix = json.loads(line.removeprefix("matrix="))
-    assert matrix["include"] == [
-        {"model": m, "competition": c} for c in ("gnn-cora", "demo-cancer-knn")
-        for m in ("gpt-4o", "Qwen/Qwen2.5-Coder-32B-Instruct")]
+    pairs = [(m, c) for c in ("gnn-cora", "demo-cancer-knn")
+             for m in ("gpt-4o", "Qwen/Qwen2.5-Coder-32B-Instruct")]
+    # each pair numbered: the run folders' artifact names (llm-run-<pair>) never collide
+    assert matrix["include"] == [{"model": m, "competition": c, "pair": i}
+                                 for i, (m, c) in enumerate(pairs)]
+    [upload] = [s for s in doc["jobs"]["run"]["steps"] if s["name"] == "Upload the run folder"]
+    assert upload["with"]["name"] == "llm-run-${{ matrix.pair }}"
 
 
 @pytest.mark.parametrize(("models", "competitions"), [

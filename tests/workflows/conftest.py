@@ -7,9 +7,14 @@ its tests share them, each test on its own pull request.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from tests.helpers import act
+from tests.helpers.arena import shared_keypair
+from tests.helpers.fake_github import FakeGitHub
+from tests.workflows.helpers import Bed
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -20,3 +25,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.slow)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="module")
+def bed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
+    """One bed per test module (origin, fake GitHub, act set-up), shared by its tests."""
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    with FakeGitHub() as fake:
+        yield Bed.build(tmp_path_factory.mktemp(f"act-{name}"), shared_keypair(), fake)

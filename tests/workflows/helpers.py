@@ -7,6 +7,8 @@ Why the project files go into origin: the jobs check out the default branch and
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -101,3 +103,37 @@ def assert_no_key_material(files: dict[str, bytes], bed: Bed) -> None:
         text = data.decode("utf-8", errors="replace")
         assert "PRIVATE KEY" not in text, name
         assert not any(line in text for line in body), name
+
+
+def job_timing(runs: dict[str, ActRun]) -> dict[str, dict[str, float]]:
+    """Per job of the given act runs: seconds spent installing (Python set-up, `pip install`)
+    vs working (every other step), and the run's whole act time (engine start, checkout,
+    artifacts included). Why: the closing note reports the time from a PR event to the bot's
+    answer job by job, and install time is what a cache or a prebuilt wheel would cut."""
+    table: dict[str, dict[str, float]] = {}
+    for label, run in runs.items():
+        steps = run.step_seconds()
+        jobs = {name.split(":")[0] for name in steps}
+        for job in sorted(jobs):
+            mine = {n: s for n, s in steps.items() if n.split(":")[0] == job}
+            install = sum(s for n, s in mine.items() if INSTALL.search(n))
+            table[f"{label}/{job}"] = {"install": round(install, 1),
+                                       "work": round(sum(mine.values()) - install, 1),
+                                       "act_run": round(run.seconds, 1)}
+    return table
+
+
+INSTALL = re.compile(r": (?:Install |Set up Python|actions/setup-python)")
+
+
+def record_timing(record_property: Any, runs: dict[str, ActRun]) -> dict[str, dict[str, float]]:
+    """`job_timing` as a test property (junit XML) and printed (-s), asserting every run was
+    timed and installed something (a run that never reached an install step says so here).
+    A matrix's jobs share one id in act's log: its row is the last of them to report."""
+    table = job_timing(runs)
+    assert all(any(row["install"] > 0 for key, row in table.items()
+                   if key.startswith(f"{label}/")) for label in runs), (
+        table, {label: run.step_seconds() for label, run in runs.items()})
+    record_property("job_seconds", json.dumps(table))
+    print("\nact timing (seconds):", json.dumps(table, indent=1))
+    return table
