@@ -1,8 +1,9 @@
 """evaluate-code.yml on act: a code-track pull request from the event to the bot's answer.
 
-The two jobs run as two act runs sharing one artifact server folder, each with only its own
-secrets: the judge with a read-only token and no secret at all (it runs participant code, in
-the sandbox, under sudo), then the publish job alone (tests/helpers/act.py: `job_alone`) with
+The jobs run as two act runs sharing one artifact server folder, each with only its own
+secrets: the seed job (keyed on GitHub; this repository commits no case-seed commitment, so it
+hands on an answer without a seed) and the judge it feeds, with a read-only token and no secret
+at all (the judge runs participant code, in the sandbox, under sudo), then the publish job alone (tests/helpers/act.py: `job_alone`) with
 the write token. What a maintainer checks: the judge wrote nothing, the verdict artifact, the
 ledger row and commit on origin, the board, the comment, the label and the closed PR.
 """
@@ -21,11 +22,14 @@ from tests.workflows.helpers import Bed, assert_no_key_material, record_timing
 
 pytestmark = needs_sandbox()
 PR = 31
+# act runs what `-j judge` needs first: the seed job (evaluate-code.yml).
+JUDGED = {"seed": "succeeded", "judge": "succeeded"}
 
 
 @pytest.fixture(scope="module")
 def judged(bed: Bed) -> ActRun:
-    """PR #31 (one correct, one wrong solution) through the judge job: read-only token only."""
+    """PR #31 (one correct, one wrong solution) through the seed and judge jobs: read-only
+    token only."""
     add_code_folder(bed.arena)
     bed.fake.open_pr(PR, "Alice", code_files("Alice", {"lc997": LC997, "lc1557": LC1557_WRONG}))
     return bed.run("evaluate-code.yml", "pull_request_target", bed.pr_event(PR),
@@ -36,13 +40,13 @@ def judged(bed: Bed) -> ActRun:
 @pytest.fixture(scope="module")
 def published(bed: Bed, judged: ActRun) -> ActRun:
     """The publish job alone, on the judge's artifact: the write token, nothing else."""
-    assert judged.jobs == {"judge": "succeeded"}, judged.log[-3000:]
+    assert judged.jobs == JUDGED, judged.log[-3000:]
     return bed.run("evaluate-code.yml", "pull_request_target", bed.pr_event(PR), bed.keyless(),
                    job="publish", alone=True, artifacts=bed.tmp / "code-artifacts")
 
 
 def test_judge_reads_only_and_hands_on_the_verdict(bed: Bed, judged: ActRun) -> None:
-    assert judged.jobs == {"judge": "succeeded"}, judged.log[-3000:]
+    assert judged.jobs == JUDGED, judged.log[-3000:]
     assert bed.fake.writes() == [] and bed.fake.pushes == []
     assert {token for _, _, token in bed.fake.log} == {READ_TOKEN}
     verdict = judged.artifact("gnncb-code-result")
