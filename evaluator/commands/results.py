@@ -87,8 +87,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     """Each competition's live standings, tier first and point rank second (issue 26)."""
     from evaluator.competition.spec import CompetitionSpec
     from evaluator.errors import ConfigError
-    from evaluator.render.results.render import render
-    from evaluator.render.results.standings import standings_result
+    from evaluator.render.results.standings import render, standings_result
 
     specs = _specs(args)
     slugs = [Path(c).name for c in args.competition]  # a slug, or competitions/<slug>
@@ -100,7 +99,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
                           f"{', '.join(sorted(known))})")
     rows = Ledger(args.ledger or default_ledger()).rows()
     fmt = "json" if args.json else args.format
-    _emit(render("standings", standings_result(specs, rows, slugs), fmt), args.out)
+    _emit(render(standings_result(specs, rows, slugs), fmt), args.out)
     return 0
 
 

@@ -289,14 +289,9 @@ def families_markdown(data: dict[str, Any]) -> str:
 
 
 def render(kind: str, data: dict[str, Any], fmt: str) -> str:
-    """kind in humans|gaps|families|standings; fmt in md|csv|json."""
+    """kind in humans|gaps|families; fmt in md|csv|json (standings: `standings.render`)."""
     if fmt == "json":
         return to_json(data)
-    if kind == "standings":
-        from evaluator.render.results import standings
-
-        return (to_csv(standings.HEADER, standings.standings_rows(data)) if fmt == "csv"
-                else standings.standings_markdown(data))
     table = {"humans": (HUMANS_HEADER, humans_rows, humans_markdown),
              "gaps": (GAPS_HEADER, gaps_rows, gaps_markdown),
              "families": (FAMILIES_HEADER, families_rows, families_markdown)}[kind]

@@ -26,6 +26,7 @@ from evaluator.ledger.ranking import (
     standings_by_competition,
 )
 from evaluator.render.results.board import annotate, tier_cell, tier_note
+from evaluator.render.results.render import _cell, _table, to_csv, to_json
 
 HEADER = ("competition", "tier", "rank", "participant", "entrant", "score", "value", "low",
           "high", "boundary", "diff", "diff_low", "diff_high", "protocol", "test", "level",
@@ -81,9 +82,14 @@ def _boundary_cell(entry: dict[str, Any]) -> str:
     return BOUNDARY[entry["boundary"]]
 
 
-def standings_markdown(data: dict[str, Any]) -> str:
-    from evaluator.render.results.render import _cell, _table
+def render(data: dict[str, Any], fmt: str) -> str:
+    """`standings_result` as Markdown (md), CSV (csv) or JSON (json)."""
+    if fmt == "json":
+        return to_json(data)
+    return to_csv(HEADER, standings_rows(data)) if fmt == "csv" else standings_markdown(data)
 
+
+def standings_markdown(data: dict[str, Any]) -> str:
     lines = ["# Standings with statistical tiers", "",
              "Source: the ledger (each competition's live board: accepted, on-time "
              "submissions of the current version). Tier first, point rank second; ° = the "
