@@ -170,7 +170,8 @@ def _check_parts(frame: pd.DataFrame, spec: CompetitionSpec, split: str) -> None
 
 def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
                 public_key: rsa.RSAPublicKey, path: Path, *, seed: str | None = None,
-                public: pd.Series | None = None, groups: pd.Series | None = None) -> None:
+                public: pd.Series | None = None, groups: pd.Series | None = None,
+                correction: str | None = None) -> None:
     """Encrypt one split's labels (id column + targets) to the platform key.
 
     With `public_fraction` in the spec, the sealed table also names each id's part (column
@@ -183,6 +184,8 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
 
     Also records the table's salted commitment in `commitments.json` beside it (the salt
     derived from `seed` when given, so a rebuild of the same labels keeps its commitment).
+    `correction` (a label fix: what it corrects) makes that commitment a new label version and
+    keeps the earlier one (`submission.commit.record_label_commitment`).
     """
     columns = [spec.id_column] + [t.name for t in spec.targets]
     missing = set(columns) - set(frame.columns)
@@ -216,7 +219,8 @@ def seal_labels(frame: pd.DataFrame, spec: CompetitionSpec, split: str,
     path.write_bytes(envelope.seal(data, public_key,
                                    envelope.label_claims(spec.slug, spec.version, split)) + b"\n")
     # the public promise that these labels never change within this version (docs/results.md)
-    record_label_commitment(path, spec.slug, spec.version, split, data, public_key, seed=seed)
+    record_label_commitment(path, spec.slug, spec.version, split, data, public_key, seed=seed,
+                            correction=correction)
 
 
 def sample_submission(ids: pd.Series, spec: CompetitionSpec) -> pd.DataFrame:

@@ -7,6 +7,14 @@ the private part that ranks. Once drawn, an id's part is stored in the sealed la
 (`__part__`); this is the one way to change labels of a version after that: the current labels
 are opened with the platform key, the corrected targets replace theirs id by id, and each id
 keeps the part it was sealed with. Same version, same ids, same parts; only targets change.
+
+The correction is a new *label version* with its own commitment (`hidden/commitments.json`:
+`label_version`; the earlier label version's commitments kept unchanged under `superseded`),
+never an edit of a promise already made: rows scored on the earlier labels still name the
+commitment they were scored against, and `gnncb ledger rescore` scores them against the new
+one with an audit line each (lint fails until it has). Why not a new competition `version`:
+the version is bound into every participant's sealed envelope, the submission limits, the
+windows and the reveal; a label fix must re-score the same submissions, not start a new round.
 New parts come only with a new version built from a new seed (`gnncb keys reseal` refuses to
 carry a revealed version's parts into the next one).
 """
@@ -37,8 +45,8 @@ class Relabelled:
 
 
 def relabel(folder: Path, split: str, corrected: bytes, keys: Mapping[str, rsa.RSAPrivateKey],
-            public_key: rsa.RSAPublicKey, *, source: str, dry_run: bool = False
-            ) -> Relabelled:
+            public_key: rsa.RSAPublicKey, *, source: str, dry_run: bool = False,
+            reason: str = "hidden labels corrected") -> Relabelled:
     """Re-seal split `split` of the competition in `folder` with the targets of `corrected`
     (CSV: the id column and every target), keeping each id's sealed part."""
     folder = Path(folder)
@@ -77,6 +85,7 @@ def relabel(folder: Path, split: str, corrected: bytes, keys: Mapping[str, rsa.R
                            index=frame.index)
     path = folder / spec.splits[split].labels
     if not dry_run:
-        seal_labels(frame, spec, split, public_key, path, public=public)
+        seal_labels(frame, spec, split, public_key, path, public=public,
+                    correction=f"{reason} (split {split!r}, {changed} label(s))")
     n_public = int(public.sum()) if public is not None else 0
     return Relabelled(path, changed, n_public, len(frame) - n_public)

@@ -75,7 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 1 if README.md differs from the rendering (CI)")
     p.set_defaults(func=cmd_readme)
 
-    p = cs.add_parser("relabel", help="correct hidden labels of a split, same version; each "
+    p = cs.add_parser("relabel", help="correct hidden labels of a split: a new label version "
+                                      "(own commitment) of the same competition version; each "
                                       "id keeps its public/private part")
     p.add_argument("slug", metavar="COMPETITION", help="slug or folder")
     p.add_argument("--split", required=True, help="the split whose labels are corrected")
@@ -85,6 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="PEM file (repeatable); default: $GNNCB_PRIVATE_KEY")
     p.add_argument("--public-key", type=Path, default=None,
                    help="seal to this key (default: the repository's keys/platform-public.pem)")
+    p.add_argument("--reason", default="hidden labels corrected",
+                   help="why (kept with the new label version's commitment)")
     p.add_argument("--dry-run", action="store_true", help="check and count, write nothing")
     p.set_defaults(func=cmd_relabel)
 
@@ -251,12 +254,15 @@ def cmd_relabel(args: argparse.Namespace) -> int:
                           f"{err.strerror}") from None
     public = keys.read_public_key(args.public_key or default_public_key())
     done = relabel(folder, args.split, data, load_keys(args.private_key), public,
-                   source=str(args.labels), dry_run=args.dry_run)
+                   source=str(args.labels), dry_run=args.dry_run, reason=args.reason)
     verb = "would re-seal" if args.dry_run else "re-sealed"
     print(f"{verb} {done.path}: {done.changed} label(s) changed; parts kept "
           f"({done.public} public, {done.private} private ids)")
     if not args.dry_run:
-        print(f"next: gnncb ledger rescore {folder.name} --reason ... --by ... (same version)")
+        print(f"new label version committed in {folder / 'hidden' / 'commitments.json'} (the "
+              "earlier one kept); next: gnncb ledger rescore "
+              f"{folder.name} --reason ... --by ... (lint fails until every scored row is "
+              "re-scored on it)")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`gnncb results humans|gaps|families|codetrack|import`: the papers' comparisons.
+"""`gnncb results humans|gaps|families|standings|codetrack|import`: the papers' comparisons,
+and the competitions' standings with statistical tiers.
 
 Each verb reads the ledger (default) or an imported reference source (`--source NAME`) and
 prints Markdown (default), CSV (`--format csv`) or JSON (`--format json` / `--json`), or writes
@@ -82,6 +83,26 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_standings(args: argparse.Namespace) -> int:
+    """Each competition's live standings, tier first and point rank second (issue 26)."""
+    from evaluator.competition.spec import CompetitionSpec
+    from evaluator.errors import ConfigError
+    from evaluator.render.results.standings import render, standings_result
+
+    specs = _specs(args)
+    slugs = [Path(c).name for c in args.competition]  # a slug, or competitions/<slug>
+    known = {s.slug for s in specs if isinstance(s, CompetitionSpec)}
+    unknown = [s for s in slugs if s not in known]
+    if unknown:
+        raise ConfigError(f"no competition {unknown[0]!r} in "
+                          f"{args.competitions or competitions_dir()} (competitions: "
+                          f"{', '.join(sorted(known))})")
+    rows = Ledger(args.ledger or default_ledger()).rows()
+    fmt = "json" if args.json else args.format
+    _emit(render(standings_result(specs, rows, slugs), fmt), args.out)
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from evaluator.commands._options import announce
     from evaluator.render.results.sources import import_source, load_source
@@ -145,6 +166,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         t = rs.add_parser(name, help=text)
         _common(t)
         t.set_defaults(func=cmd_table, table=name)
+    s = rs.add_parser("standings", help="each competition's standings: statistical tier first, "
+                                        "point rank second, with the test and its level")
+    s.add_argument("competition", nargs="*", help="slugs or folders (default: every "
+                                                  "competition)")
+    _common(s, ledger=False)
+    s.add_argument("--ledger", type=Path,
+                   help="default: the repository's leaderboard/ledger.jsonl (see --root)")
+    s.add_argument("--competitions", type=Path, help="default: the repository's competitions/")
+    s.set_defaults(func=cmd_standings)
     i = rs.add_parser("import", help="import an external results table as a reference source")
     i.add_argument("path", type=Path, help="CSV: entrant,family,competition,score[,kind,metric,"
                                            "note]")

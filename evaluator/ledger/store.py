@@ -63,10 +63,11 @@ _OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
                  "sealed_scores": (str,), "scored_on": (str,), "intervals": (dict,),
                  "declared": (dict,), "final_choice": (list, _NONE), "late": (bool,),
                  "per_problem": (dict,), "commitment": (str,), "sealed_salt": (str,),
-                 "label_commitments": (dict,), "paired": (dict,)},
+                 "label_commitments": (dict,), "label_version": (int,), "paired": (dict,)},
     WITHDRAWAL: {"slug": (str,), "version": (int,), "participant": (str,)},
     RESCORE: {"slug": (str,), "version": (int,), "participant": (str,), "sealed_scores": (str,),
-              "scored_on": (str,), "intervals": (dict,), "previous": (dict,)},
+              "scored_on": (str,), "intervals": (dict,), "previous": (dict,),
+              "label_commitments": (dict,), "label_version": (int,), "paired": (dict,)},
     STALE: {"slug": (str,), "version": (int,)},
     FINAL_CHOICE: {"slug": (str,), "version": (int,)},
     _REVEAL: {"slug": (str,), "version": (int,), "paired": (dict,)},
@@ -359,12 +360,15 @@ def apply_audits(subs: list[dict[str, Any]], withdrawn: set[str],
         if digest in rescored:
             audit = rescored[digest]
             r = {**r, "scores": audit["scores"], "rescored_at": audit["at"]}
-            for key in ("scored_on", "sealed_scores", "intervals"):  # a re-score onto the
-                # public part, or one that adds the score intervals
+            for key in ("scored_on", "sealed_scores", "intervals", "paired",
+                        "label_commitments", "label_version"):  # a re-score onto the public
+                # part, on corrected labels (its own paired comparisons and the commitments it
+                # was scored against), or one that adds intervals or comparisons
                 if key in audit:
                     r[key] = audit[key]
-        if digest in stale:
-            r = {**r, "stale_since": stale[digest]["at"]}
+        if digest in stale:  # scored on labels since corrected: its comparisons are too
+            r = {k: v for k, v in r.items() if k != "paired"}
+            r["stale_since"] = stale[digest]["at"]
         out.append(r)
     return out
 

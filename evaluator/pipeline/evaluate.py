@@ -137,6 +137,15 @@ def label_commitments(competition_dir: Path, spec: CompetitionSpec) -> dict[str,
     return {name: entry["commitment"] for name, entry in sorted(committed["labels"].items())}
 
 
+def label_version(competition_dir: Path, spec: CompetitionSpec) -> int:
+    """The label version the competition's hidden labels are committed at (1 until a label
+    correction, `gnncb competition relabel`); what a row scored after a correction records."""
+    committed = commit.read_commitments(commit.commitments_path(Path(competition_dir) / "hidden"))
+    if committed is None or committed.get("version") != spec.version:
+        return 1
+    return commit.label_version(committed)
+
+
 LLM_ENTRANTS = ("llm-api", "llm-agent")
 
 
@@ -362,6 +371,8 @@ def evaluate_bytes(competition_dir: Path, sealed: bytes, metadata_bytes: bytes, 
     committed = label_commitments(competition_dir, spec)
     if committed is not None:
         row["label_commitments"] = committed
+        if (found := label_version(competition_dir, spec)) > 1:  # after a label correction
+            row["label_version"] = found
     if window.phase is not None:
         row["phase"] = window.phase
     if window.late:

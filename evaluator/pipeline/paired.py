@@ -116,3 +116,37 @@ def compare_neighbours(competition_dir: Path, spec: CompetitionSpec,
         pairs[f"{upper['digest']}:{lower['digest']}"] = _outcome(found)
     record["pairs"] = pairs
     return record
+
+
+def compare_board(competition_dir: Path, spec: CompetitionSpec,
+                  labels: dict[str, pd.DataFrame], board: Sequence[Mapping[str, Any]],
+                  tables: Mapping[str, pd.DataFrame], *, others: Sequence[str] = ()
+                  ) -> dict[str, dict[str, Any]]:
+    """The `paired` record of every entry of a board recomputed at once (a re-score: the labels
+    changed, or rows predate comparisons): `board` is the board's rows in ledger order and
+    `tables` their predictions by digest (re-opened by the caller). Each entry is compared
+    with every other participant's entry recorded before it, as the live scoring step does
+    when that row arrives, so every pair of entries (neighbours included) has one comparison;
+    digest -> record, on the part the live board shows; the digests in `others` (rows off the
+    board) get a record with no comparison, so none on earlier labels outlives a re-score."""
+    part = PUBLIC if spec.has_parts else ALL
+    table = part_labels(labels, PUBLIC) if spec.has_parts else labels
+    clusters = load_clusters(competition_dir, spec, table)
+    out: dict[str, dict[str, Any]] = {}
+    for i, row in enumerate(board):
+        record = _record(part, spec, clusters)
+        vs: dict[str, dict[str, float]] = {}
+        mine = tables.get(row["digest"])
+        for other in board[:i]:
+            theirs = tables.get(other["digest"])
+            if mine is None or theirs is None \
+                    or other["participant"].lower() == row["participant"].lower():
+                continue
+            found = paired_difference(spec, table, mine, theirs, clusters=clusters)
+            record["resamples"] = found["resamples"]
+            vs[other["digest"]] = _outcome(found)
+        record["vs"] = vs
+        out[row["digest"]] = record
+    for digest in others:
+        out.setdefault(digest, {**_record(part, spec, clusters), "vs": {}})
+    return out

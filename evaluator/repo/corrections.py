@@ -6,6 +6,11 @@ re-score re-opens each active submission's stored envelope (`leaderboard/envelop
 ciphertext committed at publish time) with the platform key and scores it on the current hidden
 labels; the rescore row's digest is derived from the target and the labels' bytes, so running it
 twice with the same labels adds nothing.
+
+A re-score also recomputes the paired comparisons behind the board's tiers (`paired`, on the
+re-scored board: comparisons on corrected labels are the only ones that mean anything) and
+records the label commitments (and label version) it scored against, which is the audit trail
+of a label correction (`gnncb competition relabel`; lint checks it, docs/results.md).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from evaluator.competition.boards import Board
 from evaluator.competition.spec import load_spec
 from evaluator.errors import ConfigError, Rejection
+from evaluator.ledger.ranking import paired_outcome, standings
 from evaluator.ledger.store import (
     RESCORE,
     STALE,
@@ -32,7 +38,8 @@ from evaluator.ledger.store import (
     active_submissions,
     now_iso,
 )
-from evaluator.pipeline.evaluate import load_labels
+from evaluator.pipeline.evaluate import label_commitments, label_version, load_labels
+from evaluator.pipeline.paired import compare_board
 from evaluator.repo.keyuse import needs_key, sealed_kid
 from evaluator.repo.record import envelopes_dir, ledger_path
 from evaluator.scoring.clusters import load_clusters
@@ -126,25 +133,42 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     # sealed private score). Why: a line only for the rows whose *private* score moved would
     # publish which participants' private scores a private-only label fix changed, which is
     # what the sealed scores keep secret until the reveal. When nothing moved, only rows
-    # without intervals get one, which depends on nothing secret.
+    # without intervals, without the board's paired comparisons, or scored on an earlier
+    # label version get one, which depends on nothing secret.
     moved = any(not unchanged for *_, unchanged in checked)
+    committed = label_commitments(competition, spec)
+    current = label_version(competition, spec)
+    pairs = _paired(competition, spec, labels, rows, checked)
     for r, table, kid, parts, _ in checked:
-        if not moved and r.get("intervals"):
+        behind = committed is not None and r.get("label_version", 1) != current
+        missing_pairs = pairs[r["digest"]]["missing"]
+        if not moved and r.get("intervals") and not behind and not missing_pairs:
             continue
         part_intervals = interval_parts(
             spec, labels, table, clusters_for=lambda t: load_clusters(competition, spec, t))
         scores = parts.get(PUBLIC, parts.get(ALL, {}))
+        basis = f"rescore\x00{r['digest']}\x00{fingerprint}"
+        if not moved and r.get("intervals") and not behind:  # only comparisons to add
+            basis += "\x00paired\x00" + ",".join(sorted(pairs[r["digest"]]["record"]["vs"]))
+        adds = [what for what, lacking in (("the 95% score intervals", not r.get("intervals")),
+                                           ("the paired comparisons of the tiers",
+                                            missing_pairs)) if lacking]
         audit = {
             "type": RESCORE,
-            "digest": hashlib.sha256(f"rescore\x00{r['digest']}\x00{fingerprint}".encode()
-                                     ).hexdigest(),
+            "digest": hashlib.sha256(basis.encode()).hexdigest(),
             "target": r["digest"], "slug": spec.slug, "version": spec.version,
             "participant": r["participant"], "scores": scores, "previous": r["scores"],
             "scored_on": scored_on,
             "intervals": part_intervals.get(PUBLIC, part_intervals.get(ALL, {})),
+            "paired": pairs[r["digest"]]["record"],
             "labels": fingerprint, "by": by, "at": now_iso(),
-            "reason": reason if moved else "adds the 95% score intervals (scores unchanged)",
+            "reason": reason if moved else (
+                f"re-scored on label version {current} (scores unchanged)" if behind
+                else f"adds {' and '.join(adds)} (scores unchanged)"),
         }
+        if committed is not None:  # the audit trail of a label correction
+            audit["label_commitments"] = committed
+            audit["label_version"] = current
         if spec.has_parts:
             audit["sealed_scores"] = envelope.seal_scores(
                 {PRIVATE: parts[PRIVATE], "intervals": {PRIVATE: part_intervals[PRIVATE]}},
@@ -164,6 +188,34 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
     if (report.changed or stale) and not dry_run:
         report.written = ledger.append_many(report.changed + stale)
     return report
+
+
+def _paired(competition: Path, spec: Any, labels: dict[str, Any], rows: list[dict[str, Any]],
+            checked: list[tuple[dict[str, Any], Any, str, dict[str, Any], bool]]
+            ) -> dict[str, dict[str, Any]]:
+    """Per re-scored row: the `paired` record it gets on the re-scored board (`record`) and
+    whether its current rows lack a comparison with an entry recorded before it (`missing`).
+    The board is the one the re-scored scores give (rows that could not be re-opened stay
+    with their recorded scores, and are left out of the comparisons)."""
+    new = {r["digest"]: parts.get(PUBLIC, parts.get(ALL, {})) for r, _, _, parts, _ in checked}
+    tables = {r["digest"]: table for r, table, *_ in checked}
+    view = [{**r, "scores": new.get(r["digest"], r["scores"])} for r in rows]
+    order = {r["digest"]: i for i, r in enumerate(rows)}
+    board = sorted((e.row for e in standings(spec, view)), key=lambda r: order[r["digest"]])
+    on_board = {r["digest"] for r in board}
+    records = compare_board(competition, spec, labels, board, tables,
+                            others=[d for d in tables if d not in on_board])
+    part = PUBLIC if spec.has_parts else ALL
+    position = {row["digest"]: i for i, row in enumerate(board)}
+    out = {}
+    for r, *_ in checked:
+        digest = r["digest"]
+        earlier = [o for o in board[:position[digest]] if o["digest"] in tables] \
+            if digest in on_board else []
+        missing = any(paired_outcome(o, r, score=spec.primary_score, part=part) is None
+                      for o in earlier if o["participant"].lower() != r["participant"].lower())
+        out[digest] = {"record": records[digest], "missing": missing}
+    return out
 
 
 def rescore_board(root: Path, board: Board, *, by: str = "", dry_run: bool = False

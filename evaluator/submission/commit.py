@@ -13,7 +13,10 @@ anyone can recompute the commitment with no key.
 
 The label commitments of one competition version live in `hidden/commitments.json` beside the
 sealed tables: per split the commitment, the sealed salt and the SHA-256 of the sealed table
-file (so a table re-sealed or swapped shows without any key).
+file (so a table re-sealed or swapped shows without any key). A label correction
+(`gnncb competition relabel`) is a new *label version* of the same competition version: its
+commitments replace the current ones and the earlier label version's are kept, unchanged,
+under `superseded` (rows scored on them keep pointing at them; see `label_versions`).
 """
 
 from __future__ import annotations
@@ -116,12 +119,35 @@ def read_commitments(path: Path) -> dict[str, Any] | None:
     return checked
 
 
+def label_version(data: Mapping[str, Any]) -> int:
+    """The label version a commitments file commits to now (1 until a label correction)."""
+    found = data.get("label_version", 1)
+    return found if type(found) is int and found >= 1 else 1
+
+
+def label_versions(data: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
+    """Every label version of a commitments file -> its commitments per split: the superseded
+    ones (never changed after a correction replaced them) and the current one."""
+    found: dict[int, dict[str, Any]] = {}
+    for old in data.get("superseded") or []:
+        if isinstance(old, dict) and type(old.get("label_version")) is int \
+                and isinstance(old.get("labels"), dict):
+            found[old["label_version"]] = old["labels"]
+    found[label_version(data)] = data["labels"]
+    return found
+
+
 def record_label_commitment(labels_path: Path, slug: str, version: int, split: str,
                             plaintext: bytes, public_key: rsa.RSAPublicKey, *,
-                            seed: str | None = None) -> dict[str, Any]:
+                            seed: str | None = None, correction: str | None = None
+                            ) -> dict[str, Any]:
     """Commit to one sealed label table: add its entry to `commitments.json` beside it (the
     entries of other splits of the same version are kept; another version's are replaced).
-    Called by the builder right after sealing the table at `labels_path`."""
+    Called by the builder right after sealing the table at `labels_path`.
+
+    `correction` (a label fix, `authoring.relabel`: why): the commitments become a new label
+    version; the current one is first copied, unchanged, into `superseded`, so the promise
+    every row scored on it recorded stays checkable (lint, `gnncb verify`)."""
     labels_path = Path(labels_path)
     salt = derived_salt(seed, slug, version, split) if seed else new_salt()
     path = commitments_path(labels_path.parent)
@@ -129,6 +155,13 @@ def record_label_commitment(labels_path: Path, slug: str, version: int, split: s
     if current is None or current.get("version") != version or current.get("slug") != slug:
         current = {"format": FORMAT, "slug": slug, "version": version,
                    "algorithm": ALGORITHM, "labels": {}}
+    elif correction is not None:
+        old = label_version(current)
+        current["superseded"] = [*(current.get("superseded") or []),
+                                 {"label_version": old,
+                                  "labels": json.loads(json.dumps(current["labels"]))}]
+        current["label_version"] = old + 1
+        current["correction"] = correction
     entry = {"file": labels_path.name, "commitment": commit(salt, plaintext),
              "sealed_salt": seal_salt(salt, public_key, slug, version, f"labels:{split}"),
              "envelope_sha256": file_sha256(labels_path)}

@@ -73,9 +73,12 @@ def test_a_private_only_label_fix_writes_an_audit_line_for_every_row(tmp_path, k
     assert set(audits) == set(digests.values()), printed  # alice's moved, bob's did not
     public_view = [{k: v for k, v in audits[d].items()
                     if k not in ("digest", "target", "participant", "at", "sealed_scores",
-                                 "intervals", "prev")}  # prev: the ledger's hash chain
+                                 "intervals", "prev", "paired")}  # prev: the ledger's
+                   # hash chain; paired: each row's comparisons with the entries before it
                    for d in digests.values()]
     assert public_view[0] == public_view[1]  # the same reason, the same public scores
+    # the recomputed comparisons are on the public part only: nothing private in them
+    assert {audits[d]["paired"]["part"] for d in digests.values()} == {"public"}
     assert len(audits[digests["alice"]]["sealed_scores"]) == \
         len(audits[digests["bob"]]["sealed_scores"])
     assert "two private labels swapped" in printed and "2 changed" in printed

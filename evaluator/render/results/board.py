@@ -89,6 +89,8 @@ def tier_note(spec: Rankable, rows: list[dict[str, Any]], found: list[Tier], *,
                  + ("where the two scores differ." if part == "private" else
                     "only where the two 95 % intervals do not overlap (or, without intervals, "
                     "where the scores differ)."))
-    if not any(t.by == BY_PAIRED for t in found) and len(found) > 1:
+    # equal scores need no comparison: a board of ties is not one "without comparisons"
+    fallback = any(t.by in (BY_OVERLAP, BY_POINT) for t in found)
+    if fallback and not any(t.by == BY_PAIRED for t in found):
         text += " No entry of this board has a paired comparison yet."
     return text

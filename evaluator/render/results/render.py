@@ -289,7 +289,7 @@ def families_markdown(data: dict[str, Any]) -> str:
 
 
 def render(kind: str, data: dict[str, Any], fmt: str) -> str:
-    """kind in humans|gaps|families; fmt in md|csv|json."""
+    """kind in humans|gaps|families; fmt in md|csv|json (standings: `standings.render`)."""
     if fmt == "json":
         return to_json(data)
     table = {"humans": (HUMANS_HEADER, humans_rows, humans_markdown),
