@@ -272,6 +272,7 @@ def test_reveal_refuses_before_the_date_and_without_a_private_part(arena: Arena,
     assert "no private part" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_publish_rerun_after_the_reveal_keeps_the_revealed_entry(
         finals: Finals, fake: FakeGitHub, arena: Arena, tmp_path: Path) -> None:
     """Issue 24: a submission scored before the reveal whose publish step ran only after it

@@ -215,6 +215,7 @@ def test_a_rerun_labels_a_rejection_quoting_status_accepted_as_rejected(arena: A
     assert fake.labels[7] == ["gnncb: rejected"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field, value", [
     ("version", 2), ("scored_on", "private"), ("phase", "final"),
     ("scored_at", "2020-01-01T00:00:00Z"), ("submitted_at", "2999-01-01T00:00:00Z"),

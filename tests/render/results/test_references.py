@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaluator.ledger.store import Ledger
 from tests.render.results.helpers import PROTOCOL_HUMAN, ledger_row
 from tests.render.results.test_campaigns import run
@@ -58,6 +60,7 @@ def test_a_competition_without_reference_shows_its_own_humans(tmp_path, capsys):
     assert sol["participants"] == 1 and sol["platform"]["participants"] == 1
 
 
+@pytest.mark.slow
 def test_the_results_take_the_row_the_board_shows(tmp_path, capsys):
     """Issue 24: the results took each human's latest row, so a late submission, or one the
     participant did not choose as final, stood for them in `gnncb results` while the board
