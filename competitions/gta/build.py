@@ -11,12 +11,22 @@ What the builder does, and why:
   vector of 7 offsets shared by all perturbed graphs, each drawn uniformly from
   [-DELTA_MAX, DELTA_MAX]; sigma is drawn uniformly from SIGMA_RANGE. Both are drawn from the
   secret seed and never published, so a model must be robust rather than tuned to known values;
-- why disjoint: when every held-out molecule was released in both settings, each perturbed
-  graph had exactly the bonds of one ideal graph, so matching twins by topology (a
+- why disjoint (version 2): when every held-out molecule was released in both settings, each
+  perturbed graph had exactly the bonds of one ideal graph, so matching twins by topology (a
   Weisfeiler-Lehman hash, then an isomorphism check) paired all of them and a model could copy
   its clean prediction to the perturbed twin: first place with a robustness gap of 0 and no
-  robustness at all. With disjoint halves no perturbed graph has a twin among the ideal ones;
-  the gap compares two class-matched samples of the same distribution;
+  robustness at all;
+- why only molecules with a skeleton of their own are held out (version 3): the perturbation
+  corrupts atoms, never bonds, and different MUTAG molecules often share a skeleton (the bonds
+  without atom or bond types; 188 molecules, 139 skeletons, 135 of them with one label). In
+  version 2, 4 of 38 perturbed graphs shared their bonds with an ideal graph and 14 shared a
+  skeleton with a training graph, whose public label answered them by lookup: a matching
+  attack with no learning ranked above the features-only baseline. Now a molecule is a test
+  candidate only if no other molecule of the 188 has its skeleton, so no test graph matches a
+  training graph or another test graph (`evaluator.authoring.skeletons`: WL hash to bucket,
+  `nx.is_isomorphic` to decide). The test molecules are therefore structurally rarer than the
+  training ones (a scaffold-style split), in both halves alike, so the gap still compares two
+  class-matched samples of one distribution;
 - graph ids are random and node order is shuffled independently in every copy.
 """
 
@@ -35,6 +45,8 @@ from evaluator.build import (
     rng_for,
     sample_submission,
     seal_labels,
+    skeleton,
+    skeleton_classes,
     write_csv,
 )
 from evaluator.errors import ConfigError
@@ -88,13 +100,26 @@ def read_mutag(folder: Path) -> tuple[list[MolGraph], np.ndarray]:
     return graphs, labels
 
 
-def stratified_test(labels: np.ndarray, rng: np.random.Generator, fraction: float) -> np.ndarray:
-    """Boolean test mask with `fraction` of each class, rounded to an even count so that the
-    two settings can get the same number of each class."""
+def own_skeleton(graphs: list[MolGraph]) -> np.ndarray:
+    """Boolean mask of the molecules whose skeleton no other molecule shares."""
+    classes = skeleton_classes({i: skeleton(g.num_nodes, g.edges) for i, g in enumerate(graphs)})
+    alone = np.zeros(len(graphs), dtype=bool)
+    alone[[members[0] for members in classes if len(members) == 1]] = True
+    return alone
+
+
+def stratified_test(labels: np.ndarray, rng: np.random.Generator, fraction: float,
+                    candidates: np.ndarray) -> np.ndarray:
+    """Boolean test mask with `fraction` of each class (of all molecules), rounded to an even
+    count so that the two settings can get the same number of each class, drawn from the
+    `candidates` only."""
     test = np.zeros(len(labels), dtype=bool)
     for c in np.unique(labels):
-        members = np.flatnonzero(labels == c)
-        size = 2 * int(round(fraction * len(members) / 2))
+        members = np.flatnonzero((labels == c) & candidates)
+        size = 2 * int(round(fraction * np.count_nonzero(labels == c) / 2))
+        if size > len(members):
+            raise ConfigError(f"class {c}: {size} test molecules wanted, only {len(members)} "
+                              "have a skeleton of their own; lower TEST_FRACTION")
         test[rng.choice(members, size=size, replace=False)] = True
     return test
 
@@ -120,7 +145,8 @@ def perturb(graph: MolGraph, delta: np.ndarray, sigma: float,
 def build(raw: Path, seed: str, out: Path, public_key) -> None:
     spec = load_spec(HERE)
     graphs, labels = read_mutag(raw_folder(Path(raw)))
-    is_test = stratified_test(labels, rng_for(seed, spec.slug, "split"), TEST_FRACTION)
+    is_test = stratified_test(labels, rng_for(seed, spec.slug, "split"), TEST_FRACTION,
+                              own_skeleton(graphs))
     train, test = np.flatnonzero(~is_test), np.flatnonzero(is_test)
     ideal, perturbed = stratified_halves(labels, test, rng_for(seed, spec.slug, "settings"))
 
@@ -131,7 +157,8 @@ def build(raw: Path, seed: str, out: Path, public_key) -> None:
     # one released graph per (molecule, role); role 0 train, 1 ideal, 2 perturbed
     released = ([(i, 0, graphs[i]) for i in train] + [(i, 1, graphs[i]) for i in ideal]
                 + [(i, 2, perturb(graphs[i], delta, sigma, noise_rng)) for i in perturbed])
-    ids = remap_ids(len(released), rng_for(seed, spec.slug, "ids"))
+    # ids drawn per version: the same 188 ids again would name other molecules than before
+    ids = remap_ids(len(released), rng_for(seed, spec.slug, f"ids v{spec.version}"))
     node_rng = rng_for(seed, spec.slug, "node-order")
     nodes, edges = graph_tables([permute_nodes(g, node_rng) for _, _, g in released], ids,
                                 ATOM_COLUMNS)

@@ -107,10 +107,15 @@ def cmd_ledger_rescore(args: argparse.Namespace) -> int:
             print(f"  {row['target'][:12]} {row['participant']}: {row['previous']} -> "
                   f"{row['scores']}")
     for digest, why in report.failed:
-        print(f"  could not re-score {digest[:12]}: {why}")
+        marked = " (marked as scored on old labels)" if digest in report.stale else ""
+        print(f"  could not re-score {digest[:12]}: {why}{marked}")
     if report.failed:
+        unmarked = len([d for d, _ in report.failed if d not in report.stale])
         print(f"error: {len(report.failed)} active submission(s) of {report.slug} could not be "
-              "re-scored (listed above); nothing was written for them", file=sys.stderr)
+              "re-scored (listed above); "
+              + (f"{len(report.failed) - unmarked} marked as scored on old labels, nothing "
+                 "else was written for them" if unmarked < len(report.failed)
+                 else "nothing was written for them"), file=sys.stderr)
     for digest in report.missing:
         print(f"  skipped {digest[:12]}: no stored envelope (marked as scored on old labels)")
     if args.dry_run:

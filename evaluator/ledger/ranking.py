@@ -18,6 +18,7 @@ from operator import itemgetter
 from typing import Any
 
 from evaluator.competition.boards import Rankable, final_submissions_per_version
+from evaluator.competition.schedule import REVEAL
 from evaluator.competition.spec import CompetitionSpec
 from evaluator.ledger.store import FINAL_CHOICE as FINAL_CHOICE  # (defined with the row types)
 from evaluator.ledger.store import SUBMISSION, active_submissions, belongs, person
@@ -234,10 +235,25 @@ def standings_routed(specs: Iterable[Rankable], on_time: Mapping[str, list[dict[
             for s in specs}
 
 
+def as_revealed(spec: Rankable, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as the latest reveal of the spec's version saw them: submission rows appended
+    after it are left out (audit lines, e.g. a withdrawal, still apply).
+
+    Why: a submission scored before the reveal can be recorded after it (its publish job
+    re-run); as the participant's latest row it would replace the counted one the reveal
+    opened, and the final standings, which rank only opened rows, dropped the participant."""
+    at = max((i for i, r in enumerate(rows) if r["type"] == REVEAL
+              and r.get("slug") == spec.slug and r.get("version") == spec.version), default=None)
+    if at is None:
+        return rows
+    return rows[:at] + [r for r in rows[at:] if r["type"] != SUBMISSION]
+
+
 def final_standings(spec: CompetitionSpec, rows: list[dict[str, Any]],
                     private: Mapping[str, Mapping[str, float]]) -> list[FinalEntry]:
     """The final board: each participant's best counted submission on the private part
     (`private`: digest -> unsealed private-part scores), with the live rank beside it."""
+    rows = as_revealed(spec, rows)
     chosen, counts = counted(spec, rows)
     public_rank = {person(e.row): e.rank for e in standings(spec, rows)}
     items = []

@@ -58,6 +58,10 @@ class RescoreReport:
     changed: list[dict[str, Any]] = field(default_factory=list)  # the rescore rows
     missing: list[str] = field(default_factory=list)  # digests without a stored envelope
     failed: list[tuple[str, str]] = field(default_factory=list)  # (digest, reason)
+    # failed digests whose stored envelope no key opens (damaged, not the predictions of this
+    # competition): unlike a missing key, nothing the maintainer passes fixes them
+    unopenable: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # digests marked as scored on old labels
     written: int = 0
 
 
@@ -100,6 +104,7 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
         sealed = path.read_bytes()
         if envelope.digest(sealed) != r["digest"]:
             report.failed.append((r["digest"], f"{path} does not hash to its name"))
+            report.unopenable.append(r["digest"])
             continue
         try:
             # a row named before identity namespaces was sealed for its legacy name
@@ -112,6 +117,9 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
             why = (f"stored envelope {needs_key(sealed_kid(sealed), keys)}"
                    if err.code == "wrong-key" else str(err).splitlines()[0])
             report.failed.append((r["digest"], why))
+            kid = sealed_kid(sealed)
+            if kid is None or kid in keys:  # no other key would help: the file is at fault
+                report.unopenable.append(r["digest"])
             continue
         parts = score_parts(spec, labels, table)
         scores = parts.get(PUBLIC, parts.get(ALL, {}))
@@ -175,16 +183,22 @@ def rescore(root: Path, slug: str, keys: Mapping[str, rsa.RSAPrivateKey], *,
                 keys[kid].public_key(), spec.slug, spec.version, r["digest"],
                 size=envelope.scores_size(spec))
         report.changed.append(audit)
-    # Rows without a stored envelope cannot be re-scored. They are marked as scored on old
-    # labels when the labels evidently changed (some re-scored row moved) or when no row could
-    # be checked at all; a re-score that confirms every reachable score marks nothing.
+    # Rows without a stored envelope, or whose stored envelope no key opens, cannot be
+    # re-scored. They are marked as scored on old labels when the labels evidently changed
+    # (some re-scored row moved) or when no row could be checked at all; a re-score that
+    # confirms every reachable score marks nothing. (A row that only needs another key is
+    # not marked: passing the key re-scores it.)
     labels_moved = moved or report.checked == 0
+    why_not = dict.fromkeys(report.missing, "no stored envelope") | {
+        d: f"its stored envelope will not open: {why}" for d, why in report.failed
+        if d in report.unopenable}
     stale = [] if not labels_moved else [{
         "type": STALE,
         "digest": hashlib.sha256(f"stale\x00{d}\x00{fingerprint}".encode()).hexdigest(),
         "target": d, "slug": spec.slug, "version": spec.version, "labels": fingerprint,
-        "reason": f"not re-scored ({reason}): no stored envelope", "by": by, "at": now_iso(),
-    } for d in report.missing]
+        "reason": f"not re-scored ({reason}): {because}", "by": by, "at": now_iso(),
+    } for d, because in why_not.items()]
+    report.stale = list(why_not) if labels_moved else []
     if (report.changed or stale) and not dry_run:
         report.written = ledger.append_many(report.changed + stale)
     return report

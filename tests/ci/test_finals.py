@@ -270,3 +270,39 @@ def test_reveal_refuses_before_the_date_and_without_a_private_part(arena: Arena,
     assert main(["competition", "reveal", "toy-nodes", "--root", str(work), "--private-key",
                  str(key)]) == 2
     assert "no private part" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_publish_rerun_after_the_reveal_keeps_the_revealed_entry(
+        finals: Finals, fake: FakeGitHub, arena: Arena, tmp_path: Path) -> None:
+    """Issue 24: a submission scored before the reveal whose publish step ran only after it
+    (a re-run of a failed job) became the participant's latest row, which the reveal had not
+    opened, and the final standings dropped the participant. The final standings are the
+    ledger as it stood at the reveal; the late-published row is recorded all the same."""
+    dev = DEV_START + timedelta(days=5)
+    finals.submit(fake, 1, "alice", 0, 2, at=dev)
+    finals.submit(fake, 2, "bob", 1, 5, at=dev)
+    fake.open_pr(3, "alice", finals.files("alice", 3, 3))
+    pending = score_pr(client(fake, READ_TOKEN), 3, root=arena.clone(),
+                       load_keys=lambda: arena.keypair.private, bot_login=BOT_LOGIN,
+                       now=dev + timedelta(hours=1))
+    assert pending.status == "accepted"  # scored; its publish job failed and is re-run later
+    keyed, unkeyed = arena.clone("unseal"), arena.clone("record")
+    row_file = tmp_path / "reveal.json"
+    key = str(_key_file(arena, tmp_path))
+    assert main(["competition", "reveal", SLUG, "--root", str(keyed), "--private-key", key,
+                 "--by", "maint", "--row-out", str(row_file)]) == 0
+    assert main(["competition", "reveal", SLUG, "--root", str(unkeyed), "--from-row",
+                 str(row_file), "--push"]) == 0
+
+    def finalists() -> list[str]:
+        page = arena.show(f"leaderboard/final/{SLUG}.md")
+        return [line.split("|")[3].strip() for line in page.splitlines()
+                if re.match(r"\| \d+°? \| \d+ \|", line)]
+
+    assert finalists() == ["alice", "bob"]
+    run_publish(arena, fake, pending)  # the re-run, after the reveal
+    assert pending.digest in {r["digest"] for r in arena.rows() if r["type"] == "submission"}
+    assert finalists() == ["alice", "bob"]
+    page = arena.show(f"leaderboard/final/{SLUG}.md")
+    assert f"{acc(2, 28):.4f}" in page  # alice's revealed row, not the late-published one

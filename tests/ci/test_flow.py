@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from evaluator.ci.comment import MARKER_PREFIX
 from evaluator.ci.predictions.score import score_pr
 from evaluator.ci.result import write_result
+from evaluator.errors import ConfigError
 from tests.helpers.arena import Arena, Sleeps, client, run_pr, run_publish, run_score
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, FakeGitHub
 
@@ -210,3 +213,24 @@ def test_a_rerun_labels_a_rejection_quoting_status_accepted_as_rejected(arena: A
     result, _ = run_pr(arena, fake, 7)
     assert (result.status, result.code) == ("skipped", "already-answered")
     assert fake.labels[7] == ["gnncb: rejected"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("field, value", [
+    ("version", 2), ("scored_on", "private"), ("phase", "final"),
+    ("scored_at", "2020-01-01T00:00:00Z"), ("submitted_at", "2999-01-01T00:00:00Z"),
+    ("late", True)])
+def test_publish_refuses_a_row_whose_derivable_fields_were_changed(
+        arena: Arena, fake: FakeGitHub, field: str, value) -> None:
+    """Issue 24: publish recorded whatever version, times, phase and part the artifact's row
+    said. It now derives them from the repository and the row's submission time, and refuses
+    a row that disagrees: nothing recorded, nothing answered."""
+    fake.open_pr(7, "dave", arena.files("toy-nodes", "dave"))
+    result = run_score(arena, fake, 7)
+    assert result.status == "accepted"
+    forged = result.model_copy(update={"row": {**result.row, field: value}})
+    with pytest.raises(ConfigError, match=f"{field}=.*refusing to publish"):
+        run_publish(arena, fake, forged)
+    assert arena.rows() == [] and fake.bot_comments(7) == []
+    run_publish(arena, fake, result)  # the untouched result is published as usual
+    assert [r["digest"] for r in arena.rows()] == [result.digest]

@@ -84,3 +84,42 @@ def test_a_private_only_label_fix_writes_an_audit_line_for_every_row(tmp_path, k
     assert "two private labels swapped" in printed and "2 changed" in printed
     before = ledger.read_bytes()
     assert main(args) == 0 and ledger.read_bytes() == before  # again: nothing moves, none
+
+
+@pytest.mark.slow
+def test_a_row_whose_envelope_will_not_open_is_marked_stale(tmp_path, keypair, capsys):
+    """Issue 24: after a label fix, a row whose stored envelope is there but will not open
+    (damaged) kept its old-label score with no mark, while a row with no envelope got one."""
+    root = tmp_path / "repo"
+    folder = build(root / "competitions" / SLUG, keypair["public"])
+    spec = load_spec(folder)
+    hidden = load_labels(folder, spec, keypair["private"])["test"]
+    public_ids = hidden.index[hidden[PART_COLUMN] == "public"]
+    digests = {who: _submit(root, keypair, who, truth()) for who in ("alice", "bob")}
+    stored = root / "leaderboard" / "envelopes" / f"{digests['bob']}.jwe"
+    stored.write_bytes(stored.read_bytes()[:-40])  # damaged: no longer its digest's bytes
+    fixed = truth()
+    x = public_ids[0]
+    fixed.loc[fixed["id"] == x, "label"] = 1 - fixed.loc[fixed["id"] == x, "label"]
+    public = pd.Series(fixed["id"].map(hidden[PART_COLUMN]).eq("public").to_numpy(),
+                       index=fixed.index)
+    seal_labels(fixed, spec, "test", keypair["public"], folder / "hidden" / "test_labels.jwe",
+                public=public, seed=SEED)
+    capsys.readouterr()
+    ledger = root / "leaderboard" / "ledger.jsonl"
+    assert main(["ledger", "rescore", SLUG, "--root", str(root), "--private-key",
+                 str(keypair["private_path"]), "--reason", "one label fixed",
+                 "--by", "maintainer"]) == 1
+    out, err = capsys.readouterr()
+    assert f"could not re-score {digests['bob'][:12]}" in out
+    assert "(marked as scored on old labels)" in out and "1 marked as scored" in err
+    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    stale = [r for r in rows if r["type"] == "stale"]
+    assert [r["target"] for r in stale] == [digests["bob"]]
+    assert "will not open" in stale[0]["reason"]
+    assert {r["target"] for r in rows if r["type"] == "rescore"} == {digests["alice"]}
+    assert main(["ledger", "list", "--ledger", str(ledger), "--status", "stale"]) == 0
+    listed = capsys.readouterr().out
+    assert digests["bob"][:16] in listed and digests["alice"][:16] not in listed
+    board = (root / "leaderboard" / f"{SLUG}.md").read_text()
+    assert "‡ = scored on hidden labels that were corrected later" in board

@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from evaluator.ci.comment import LABELS, answered_status, find_answer, render_answer
 from evaluator.ci.fetch import fetch_blob
@@ -21,13 +23,17 @@ from evaluator.ci.github import CommentInfo, GitHubClient, PullInfo
 from evaluator.ci.logs import say
 from evaluator.ci.result import ACCEPTED, SKIPPED, Result, ResultBase
 from evaluator.codetrack.board import boards_in
-from evaluator.competition.spec import load_spec
-from evaluator.errors import ConfigError
+from evaluator.competition.schedule import REVEAL, window_for
+from evaluator.competition.spec import CompetitionSpec, load_spec
+from evaluator.errors import ConfigError, Rejection
 from evaluator.ledger.ranking import standing_of
 from evaluator.ledger.store import Ledger
 from evaluator.repo.gitops import PushReport, commit_and_push
 from evaluator.repo.record import ledger_path, record_submission
+from evaluator.scoring.score import ALL, PUBLIC
 from evaluator.submission import envelope
+
+CLOCK_SKEW = timedelta(minutes=5)  # between GitHub's clock and the runners of the two jobs
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,58 @@ def finish_publishing(client: GitHubClient, result: ResultBase, *, pull: PullInf
     return Published(result.status, push, commented, closed, rank, entries)
 
 
+def _moment(row: Mapping[str, Any], name: str) -> datetime:
+    value = row.get(name)
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(f"the result's row has {name}={value!r}, not an ISO time; "
+                          "refusing to publish") from None
+    if moment.tzinfo is None:
+        raise ConfigError(f"the result's row has {name}={value!r} without a time zone; "
+                          "refusing to publish")
+    return moment
+
+
+def check_derived_fields(spec: CompetitionSpec, row: Mapping[str, Any],
+                         rows: list[dict[str, Any]], now: datetime) -> None:
+    """ConfigError unless the row's version, part, times and phase are what the repository
+    and the row's own submission time give.
+
+    Why: the artifact crosses from the keyed job to this one, and nothing in it is believed
+    that can be derived here. The version and the part scored come from competition.yaml; the
+    times must be in order (submitted, then scored, then now, with a little clock skew); the
+    phase and the late mark are the window of the submission time, judged as the keyed job
+    judged it (revealed only if a reveal row predates the scoring)."""
+    wrong = []
+    if row.get("version") != spec.version:
+        wrong.append(f"version={row.get('version')!r} (competition.yaml: {spec.version})")
+    part = PUBLIC if spec.has_parts else ALL
+    if row.get("scored_on") != part:
+        wrong.append(f"scored_on={row.get('scored_on')!r} (competition.yaml gives {part!r})")
+    submitted, scored = _moment(row, "submitted_at"), _moment(row, "scored_at")
+    # the event's time comes from GitHub's clock, the scoring time from the runner's
+    if not (submitted <= scored + CLOCK_SKEW and scored <= now + CLOCK_SKEW):
+        wrong.append(f"submitted_at={row.get('submitted_at')!r}, "
+                     f"scored_at={row.get('scored_at')!r} (not in order before now)")
+    is_revealed = any(r["type"] == REVEAL and r.get("slug") == spec.slug
+                      and r.get("version") == spec.version
+                      and _moment(r, "at") <= scored for r in rows)
+    try:
+        window = window_for(spec, submitted, is_revealed=is_revealed)
+    except Rejection as err:
+        wrong.append(f"submitted_at={row.get('submitted_at')!r} is outside every window "
+                     f"({err})")
+    else:
+        if row.get("phase") != window.phase or bool(row.get("late")) != window.late:
+            wrong.append(f"phase={row.get('phase')!r}, late={bool(row.get('late'))} (the "
+                         f"submission time gives phase={window.phase!r}, late={window.late})")
+    if wrong:
+        raise ConfigError("the result's row disagrees with the repository: "
+                          + "; ".join(wrong) + "; refusing to publish (a re-run of the "
+                          "scoring job makes a new result)")
+
+
 def commit_message(result: Result, run_url: str | None) -> str:
     scores = ", ".join(f"{k}={v:.4f}" for k, v in sorted(result.scores.items()))
     lines = [f"leaderboard: record {result.author_login.lower()} on {result.slug} "
@@ -133,6 +191,8 @@ def publish_result(client: GitHubClient, result: Result, *, root: Path, remote: 
                 raise ConfigError(f"blob {result.envelope_blob_sha} does not hash to the "
                                   f"scored digest {result.digest}; refusing to publish")
             row = result.row
+            check_derived_fields(spec, row, Ledger(ledger_path(root)).rows(),
+                                 datetime.now(UTC))
             push = commit_and_push(
                 Path(root), lambda: record_submission(
                     root, row, sealed, commit_message(result, run_url),

@@ -9,7 +9,7 @@ inconsistencies found in a reference's own numbers (`inconsistencies`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,14 @@ def dataset(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
             load_runs: entries.RunLoader | None = None,
             classify: entries.Classifier | None = None,
             routed: dict[str, list[dict[str, Any]]] | None = None,
-            human_runs: bool = True) -> dict[str, Any]:
+            human_runs: bool = True,
+            counted: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
     """The ledger (default) or an imported source as a results dataset. `campaign_dirs`: LLM
     campaign folders whose failed runs count as pairs with no valid file: run folders read with
     `load_runs` (the LLM track's reader, passed in by the caller) and flat summaries folders
     (committed campaigns), see `entries.campaign_runs`. `routed`, `human_runs`: see
-    `entries.from_ledger` (the site passes the rows it routed and ranked already)."""
+    `entries.from_ledger` (the site passes the rows it routed and ranked already), as
+    `counted` (the digests its boards show)."""
     if source is not None:
         return entries.from_source(source)
     if campaign_dirs and load_runs is None:
@@ -41,7 +43,7 @@ def dataset(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
     modes = (entries.low_score_modes(campaign_dirs, load_runs, classify)
              if campaign_dirs and classify is not None and load_runs is not None else None)
     ds = entries.from_ledger(specs, rows, k_reading=k_reading, failures=failures, modes=modes,
-                             routed=routed, human_runs=human_runs)
+                             routed=routed, human_runs=human_runs, counted=counted)
     ds["campaigns"] = [str(d) for d in campaign_dirs or []]
     return ds
 

@@ -7,10 +7,11 @@ same way. Entries are plain dicts:
     {"competition", "entrant", "kind", "family", "score" (None = no valid file), "sem",
      "runs" (the scored runs behind a mean), "interval", "protocol", "deviations", "failure"}
 
-Humans and baselines: the latest accepted submission per participant (as on the boards). LLMs:
-every accepted run of the same model on the competition's current version is a repeated run
-(e.g. `--seed`), aggregated as mean +- SEM with the runs listed. Rows outside the protocol are
-kept apart in `excluded`, never averaged in.
+Humans and baselines: the submission each participant's board entry shows (their chosen final
+submissions, else their latest; never a late one). LLMs: every accepted, on-time run of the
+same model on the competition's current version is a repeated run (e.g. `--seed`), aggregated
+as mean +- SEM with the runs listed. Rows outside the protocol are kept apart in `excluded`,
+never averaged in.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from evaluator.competition.boards import Leaderboard
 from evaluator.competition.spec import CompetitionSpec
+from evaluator.ledger.ranking import counted as counted_rows
 from evaluator.ledger.store import active_submissions
 from evaluator.render.results import conformance
 from evaluator.render.results.sources import LLM_KINDS, competition_meta
@@ -88,8 +90,14 @@ def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
                 failures: list[dict[str, Any]] | None = None,
                 modes: dict[str, str] | None = None,
                 routed: dict[str, list[dict[str, Any]]] | None = None,
-                human_runs: bool = True) -> dict[str, Any]:
+                human_runs: bool = True,
+                counted: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
     """The ledger's current-version submissions as a results dataset.
+
+    A human's or baseline's entry is the row their board entry shows (`counted`: slug -> the
+    digests of the board's entries, the site passes its ranked tables; computed with
+    `ledger.ranking.standings` otherwise). Why: taking the latest row let a late submission
+    or one the participant did not choose stand for them in the results, unlike on the board.
 
     `failures`: LLM runs that never produced a valid file (from run folders, see
     `failed_runs`), as {"slug", "model", "entrant", "mode"}; each becomes an entry with no
@@ -103,6 +111,9 @@ def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
         by_version = {(s.slug, s.version): routed.get(s.slug, []) for s in specs}
     else:
         by_version = _by_version(rows)
+    if counted is None:
+        counted = {s.slug: _on_board(s, rows if routed is None else routed.get(s.slug, []))
+                   for s in specs if isinstance(s, CompetitionSpec)}
     competitions: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
@@ -119,10 +130,13 @@ def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
         llm_runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         check, check_human, out = conformance.check_row, conformance.check_human, conformance.OUT
         empty: dict[str, Any] = {}
+        on_board = counted.get(spec.slug, ())
         for r in by_version.get((spec.slug, spec.version), ()):  # the one per-row loop
-            if score not in (r.get("scores") or empty):
-                continue  # no score to compare
+            if score not in (r.get("scores") or empty) or r.get("late"):
+                continue  # no score to compare, or never counted (as on the boards)
             entrant = r.get("entrant") or "human"  # as check_row and _kind, looked up once
+            if entrant not in LLM_KINDS and r["digest"] not in on_board:
+                continue  # not the row the participant's board entry shows
             if entrant == "human":
                 verdict, kind = check_human(spec, r), "human"
             else:
@@ -181,6 +195,21 @@ def from_ledger(specs: Sequence[Leaderboard], rows: list[dict[str, Any]], *,
                             "unverified": verdict["unverified"], "failure": failure})
     return {"source": "ledger", "competitions": competitions, "entries": entries,
             "excluded": excluded}
+
+
+def _on_board(spec: CompetitionSpec, rows: list[dict[str, Any]]) -> set[str]:
+    """Digests of the rows the competition's board shows: each participant's counted
+    submissions (`ledger.ranking.counted`: chosen final ones, else the latest; never late),
+    the best of them on the primary score (the one score the results compare; the board
+    breaks its ties further)."""
+    score = spec.primary_score
+    pick = max if spec.higher_is_better(score) else min
+    out = set()
+    for subs in counted_rows(spec, rows)[0].values():
+        usable = [r for r in subs if score in (r.get("scores") or {})]
+        if usable:
+            out.add(pick(usable, key=lambda r: float(r["scores"][score]))["digest"])
+    return out
 
 
 def _by_version(rows: list[dict[str, Any]]) -> dict[tuple[str, int], list[dict[str, Any]]]:

@@ -260,7 +260,9 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         shutil.copyfile(templates_dir() / "site" / "assets" / name, out / "assets" / name)
         written.append(out / "assets" / name)
     text(".nojekyll", "")
-    context = _results_context(comps, rows, subs, llm_runs)
+    context = _results_context(comps, rows, subs, llm_runs,
+                               counted={s.slug: {e.row["digest"] for e in tables[s.slug]}
+                                        for s in comps})
     cohorts = context["humans"]["competitions"]
     attempts = attempt_logs(llm_runs)
     page("index.html", "index.html.j2", "", title="Competitions", comps=cviews,
@@ -324,16 +326,17 @@ class LlmRuns:
 
 def _results_context(comps: list[CompetitionSpec], rows: list[dict[str, Any]],
                      routed: dict[str, list[dict[str, Any]]] | None = None,
-                     llm_runs: LlmRuns | None = None) -> dict[str, Any]:
+                     llm_runs: LlmRuns | None = None,
+                     counted: dict[str, set[str]] | None = None) -> dict[str, Any]:
     """Results from `render.results` (the same numbers as `gnncb results ...`), and the jobs
     drawing its two figures (`figures`). `routed`: the shared view's submissions per
     competition (`Prepared.submissions`): the dataset is built from them, without routing the
     ledger again, and without the per-human run records no page shows (tested equal to the
-    dataset of `gnncb results`)."""
+    dataset of `gnncb results`); `counted`: the digests its boards show per competition."""
     from evaluator.render.results import api
 
     runs = llm_runs if llm_runs is not None and llm_runs.folders else None
-    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None,
+    ds = api.dataset(comps, rows, routed=routed, human_runs=routed is None, counted=counted,
                      campaign_dirs=runs.folders if runs else None,
                      load_runs=runs.load_runs if runs else None,
                      classify=runs.classify if runs else None)
@@ -432,7 +435,11 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
     raw = row.get("declared") if isinstance(row.get("declared"), dict) else {}
     declared = {k: raw.get(k) for k in ("gnn_only", "seed", "training_time_minutes",
                                         "tuning_runs", "hardware", "notes")}
-    raw_llm = raw.get("llm") if isinstance(raw.get("llm"), dict) else None
+    kind = e.get("kind")
+    # only the LLM track records how an LLM made a submission: an `llm` block a participant
+    # declared in their own metadata.json is their word, never shown as the track's record
+    # nor linked to a campaign (kind comes from the entrant the pipeline checked)
+    raw_llm = raw.get("llm") if isinstance(raw.get("llm"), dict) and kind == "llm" else None
     llm = None if raw_llm is None else llm_facts(raw_llm, row, campaigns, repo_url)
     links = []
     pr = row.get("pr")
@@ -440,7 +447,6 @@ def _entry_page(page: Callable[..., None], spec: Leaderboard, v: CompetitionView
         links.append({"href": f"{repo_url}/pull/{pr}", "text": f"pull request #{pr}"})
     scores = [{"name": n, "higher": spec.higher_is_better(n), "value": e["scores"].get(n),
                "interval": views.interval_bounds(row, n)} for n in (v.scores or e["scores"])]
-    kind = e.get("kind")
     ref = (cohort or {}).get("reference") or {}
     here = (cohort or {}).get("platform") or {}
     primary = e.get("primary")

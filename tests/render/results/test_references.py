@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaluator.ledger.store import Ledger
 from tests.render.results.helpers import PROTOCOL_HUMAN, ledger_row
 from tests.render.results.test_campaigns import run
@@ -56,3 +58,33 @@ def test_a_competition_without_reference_shows_its_own_humans(tmp_path, capsys):
     sol = json.loads(out)["competitions"]["solubility"]
     assert sol["reference"] is None and sol["source"] == "ledger"
     assert sol["participants"] == 1 and sol["platform"]["participants"] == 1
+
+
+@pytest.mark.slow
+def test_the_results_take_the_row_the_board_shows(tmp_path, capsys):
+    """Issue 24: the results took each human's latest row, so a late submission, or one the
+    participant did not choose as final, stood for them in `gnncb results` while the board
+    (and the rules) counted another. nova chose her first submission (0.60) over her later
+    0.90; lara's 0.95 came after the deadline (late) and never ranks."""
+    ledger = tmp_path / "ledger.jsonl"
+    first = ledger_row(1, "diagraph", "nova", {"macro_f1": 0.60})
+    second = ledger_row(2, "diagraph", "nova", {"macro_f1": 0.90})
+    second["final_choice"] = [first["digest"]]
+    late = ledger_row(4, "diagraph", "lara", {"macro_f1": 0.95})
+    late["late"] = True
+    Ledger(ledger).append_many([first, second, ledger_row(3, "diagraph", "lara",
+                                                          {"macro_f1": 0.50}), late])
+    code, out, err = run(capsys, "results", "humans", "--ledger", ledger, "--json",
+                         "--no-committed-runs")
+    assert code == 0, err
+    platform = json.loads(out)["competitions"]["diagraph"]["platform"]
+    assert (platform["participants"], platform["top"]) == (2, 0.60), platform
+    assert platform["mean"] == 0.55
+    code, out, _ = run(capsys, "results", "gaps", "--ledger", ledger, "--json",
+                       "--no-committed-runs")
+    assert json.loads(out)["competitions"]["diagraph"]["platform_top"] == 0.60
+    code, board, _ = run(capsys, "leaderboard", "render", "--ledger", ledger, "--out",
+                         tmp_path / "boards")
+    assert code == 0
+    page = (tmp_path / "boards" / "diagraph.md").read_text(encoding="utf-8")
+    assert "0.6000" in page and "0.5000" in page and "0.9500" not in page

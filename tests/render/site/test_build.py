@@ -201,3 +201,32 @@ def test_the_build_does_not_write_through_a_link_in_the_output_folder(tmp_path, 
     err = capsys.readouterr().err
     assert f"{out / 'entries'} is a symbolic link" in err and "Traceback" not in err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_humans_declared_llm_block_is_not_shown_as_the_llm_tracks_record(tmp_path):
+    """Issue 24: a human's metadata.json may carry an `llm` block; the entry page showed it as
+    "recorded by the LLM track" and linked it to a committed campaign it named. Only the LLM
+    track's own rows (entrant llm-*) get that table and link."""
+    import json
+
+    from tests.render.site.helpers import _row, site_rows
+
+    campaign = json.loads((ROOT / "campaigns" / "qwen2.5-coder-0.5b-local" / "campaign.json"
+                           ).read_text())["code"]["campaign"]
+    claim = _row(8, "gnn-cora", "dora", "human", "my own GCN", 0.70,
+                 llm={"provider": "openai", "repair_depth": 1, "tokens_in": 7,
+                      "tokens_out": 9, "prompt_hash": "ee" * 32, "campaign": campaign})
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("".join(json.dumps(r, sort_keys=True) + "\n"
+                              for r in [*site_rows(), claim]), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["site", "build", "--out", str(out), "--ledger", str(ledger), "--only",
+                 "gnn-cora", "--repo-url", "https://github.com/gnncb/gnncb"]) == 0
+    page = parse(out / "entries" / f"{8:064x}.html")
+    text = "".join(page.text)
+    assert "dora" in text and "my own GCN" in text
+    assert "recorded by the LLM track" not in text and "LLM run" not in text
+    assert campaign not in text and "ee" * 32 not in text
+    assert not any("campaigns/" in link for link in page.links), page.links
+    llm = "".join(parse(out / "entries" / f"{5:064x}.html").text)  # the track's own row
+    assert "recorded by the LLM track" in llm and "c2026-11-30" in llm
