@@ -10,7 +10,6 @@ Editing a label table without relabel, or rewriting a superseded commitment, sti
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +22,7 @@ from evaluator.ledger.ranking import BY_PAIRED, board_tiers, standings
 from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.pipeline.evaluate import load_labels
 from tests.helpers.parts import SEED, spec_dict, truth
+from tests.repo.helpers import keyless_copy
 from tests.repo.test_verify import BUILDER
 
 SLUG = "toy-relabel"
@@ -76,11 +76,7 @@ def launched(tmp_path_factory, keypair) -> Path:
 
 @pytest.fixture()
 def repo(launched: Path, tmp_path: Path, monkeypatch) -> Path:
-    for name in ("GNNCB_PRIVATE_KEY", "GNNCB_PRIVATE_KEY_PREVIOUS"):
-        monkeypatch.delenv(name, raising=False)
-    dest = tmp_path / "repo"
-    shutil.copytree(launched, dest)
-    return dest
+    return keyless_copy(launched, tmp_path / "repo", monkeypatch)
 
 
 def _commitments(root: Path) -> dict:

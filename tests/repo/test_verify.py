@@ -6,7 +6,6 @@ naming that item; a label table changed after launch fails lint."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import yaml
 from evaluator.cli import main
 from tests.helpers.arena import git
 from tests.helpers.parts import SEED, spec_dict, truth
+from tests.repo.helpers import keyless_copy
 
 SLUG = "toy-verify"
 BUILDER = '''
@@ -96,11 +96,7 @@ def revealed(tmp_path_factory, keypair) -> Path:
 
 @pytest.fixture()
 def copy(revealed: Path, tmp_path: Path, monkeypatch) -> Path:
-    for name in ("GNNCB_PRIVATE_KEY", "GNNCB_PRIVATE_KEY_PREVIOUS"):
-        monkeypatch.delenv(name, raising=False)
-    dest = tmp_path / "copy"
-    shutil.copytree(revealed, dest)
-    return dest
+    return keyless_copy(revealed, tmp_path / "copy", monkeypatch)
 
 
 def _release(root: Path) -> Path:
