@@ -88,3 +88,22 @@ def test_cells_no_input_can_have_are_skipped_with_a_reason() -> None:
     plan = make_plan("paper", [problems["lc2097"]])["lc2097"]
     assert not any(cell.endswith("/disconnected") for cell in plan)
     assert sum(plan.values()) == 700  # the published size is kept: cases move to valid cells
+
+
+@pytest.mark.slow
+def test_lc2097_inputs_have_20_to_200_nodes_in_every_cell(tmp_path: Path) -> None:
+    """GraphEval36K's inputs have 20-200 nodes; lc2097's random walks used to stop after 3-19
+    in planar, sparse and acyclic draws (22 of 46 cases of a full plan), testing almost
+    nothing. Every valid cell keeps its cases (none is short) and every input is in range."""
+    from evaluator.cli import main
+
+    assert main(["code", "generate", "--plan", "full", "--per-cell", "3", "--problems",
+                 "lc2097", "--out", str(tmp_path / "set")]) == 0
+    case_set = CaseSet(tmp_path / "set")
+    plan = make_plan("full", [all_problems()["lc2097"]], 3)["lc2097"]
+    sizes: dict[str, list[int]] = {}
+    for case in case_set.iter_cases("lc2097"):
+        sizes.setdefault(case.cell, []).append(all_problems()["lc2097"].input_graph(
+            json.loads(case.args_json())).number_of_nodes())
+    assert {cell: len(v) for cell, v in sizes.items()} == plan
+    assert all(20 <= n <= 200 for v in sizes.values() for n in v), sizes

@@ -121,7 +121,8 @@ PROBLEM = register(
         field_map={"n": "n", "graphs": "edges"},
         skipped_cells=dag_only_skips(),
         label_status="constant-answer: every published label is -1 (several sources always)",
-        notes=DAG_CELLS_NOTE + " 30 % of the cases have a team in no entry (answer -1) and a unique "
-        "champion among the named teams; a unique champion is planted in 90 % of the others.",
+        notes=DAG_CELLS_NOTE + " 30 % of the cases have a team in no entry (answer -1) and a "
+        "unique champion among the named teams; a unique champion is planted in 90 % of the "
+        "others.",
     )
 )
