@@ -37,6 +37,7 @@ from typing import Any, BinaryIO
 
 from evaluator import __version__, settings
 from evaluator.codetrack.costmodel import limit_seconds, model_seconds
+from evaluator.codetrack.errata import case_set_version
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.errors import ConfigError
 from evaluator.paths import find_root, no_repository_message
@@ -436,6 +437,7 @@ def generate_case_set(
             "kind": "generated",
             **settings,
             "code_digest": code_digest(),
+            "case_set_version": case_set_version(),
             "gnncb_version": __version__,
             "problems": {},
             "total": 0,
@@ -532,6 +534,12 @@ class CaseSet:
     @property
     def kind(self) -> str:
         return str(self.manifest.get("kind", "generated"))
+
+    @property
+    def version(self) -> int:
+        """The case-set version it was generated at (errata.py); sets made before versions
+        were recorded are version 1, the cases before any erratum."""
+        return int(self.manifest.get("case_set_version", 1))
 
     def problem_ids(self) -> list[str]:
         return list(self.manifest["problems"])
