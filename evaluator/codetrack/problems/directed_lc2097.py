@@ -303,7 +303,10 @@ PROBLEM = register(
         notes=(
             "Judged by a validator (permutation of the input pairs that chains). Generated "
             "inputs are arc-simple walks in the drawn graph, or the whole graph when it is "
-            "Eulerian, so an arrangement always exists."
+            "Eulerian, so an arrangement always exists; when the walks stop before 20 nodes "
+            "(planar, sparse and acyclic draws), an even circuit or a walk of the drawn "
+            "graph's undirected shape, a path into a cycle, or an acyclic draw's longest or "
+            "topological path, so every cell's inputs have 20-200 nodes (case-set version 2)."
         ),
     )
 )
