@@ -544,6 +544,16 @@ class CaseSet:
     def problem_ids(self) -> list[str]:
         return list(self.manifest["problems"])
 
+    def fingerprint(self, problem_id: str) -> str:
+        """sha256 over a problem's cases: each id, arguments and true answer (not the limits,
+        which follow the cost model, nor statistics); errata.py pins cases by it."""
+        h = hashlib.sha256()
+        for case in self.iter_cases(problem_id):
+            h.update(json.dumps([case.id, json.loads(case.args_json()), case.expected],
+                                sort_keys=True, separators=(",", ":")).encode())
+            h.update(b"\n")
+        return h.hexdigest()
+
     def file(self, problem_id: str) -> Path:
         return self.path / "cases" / f"{problem_id}.jsonl.gz"
 

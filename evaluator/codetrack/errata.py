@@ -5,24 +5,20 @@ that broke the contract, cells that tested nothing), the same seed gives other c
 pass rate judged before is not comparable with one judged after. `errata.json` (beside this
 module) lists every correction with the version it starts; the highest is the current
 case-set version, written into each generated set's manifest and each judge run, and printed
-by the report. A problem's cases are pinned by a fingerprint of a fixed small set
-(tests/fixtures/case_fingerprints.json); the test fails when a fingerprint moves without an
-erratum, so no correction goes unlisted.
+by the report. A problem's cases are pinned by a fingerprint (`CaseSet.fingerprint`) of a
+fixed small set (tests/fixtures/case_fingerprints.json); the test fails when a fingerprint
+moves without an erratum, so no correction goes unlisted.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evaluator.errors import ConfigError
-
-if TYPE_CHECKING:
-    from evaluator.codetrack.cases import CaseSet
 
 ERRATA = Path(__file__).with_name("errata.json")
 
@@ -56,17 +52,6 @@ def corrected(version: int) -> dict[str, list[dict[str, Any]]]:
             for pid in item["problems"]:
                 out.setdefault(pid, []).append(item)
     return out
-
-
-def fingerprint(case_set: CaseSet, problem_id: str) -> str:
-    """sha256 over a problem's cases: each id, arguments and true answer (not the limits,
-    which follow the cost model, nor statistics)."""
-    h = hashlib.sha256()
-    for case in case_set.iter_cases(problem_id):
-        h.update(json.dumps([case.id, json.loads(case.args_json()), case.expected],
-                            sort_keys=True, separators=(",", ":")).encode())
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def unlisted_changes(recorded: Mapping[str, Any], now: Mapping[str, str],

@@ -24,7 +24,6 @@ from evaluator.codetrack.errata import (
     case_set_version,
     corrected,
     errata,
-    fingerprint,
     unlisted_changes,
 )
 from evaluator.codetrack.problem import all_problems
@@ -54,7 +53,7 @@ def test_a_changed_problem_needs_an_erratum_of_a_later_version() -> None:
 
 
 def _fingerprints(case_set: CaseSet) -> dict[str, str]:
-    return {pid: fingerprint(case_set, pid) for pid in sorted(case_set.problem_ids())}
+    return {pid: case_set.fingerprint(pid) for pid in sorted(case_set.problem_ids())}
 
 
 @pytest.mark.slow
