@@ -405,6 +405,8 @@ def _predicted(problem: Problem, solution: Path, case: Case, failure: CaseVerdic
                 stopped = f"budget: {budget.seconds:g} s (searched in process)"
                 break
             for cand in (relabelled(current) if relabel else candidates(problem, current)):
+                if time.monotonic() - started > budget.seconds:
+                    break  # the while loop's check names the budget
                 key = json.dumps(cand, sort_keys=True)
                 if key in tried:
                     continue
