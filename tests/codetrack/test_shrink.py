@@ -142,9 +142,9 @@ def test_every_mutant_gets_a_minimal_counterexample(pid: str, small_set: CaseSet
     judges the minimal input, which is then checked here independently. The sandboxed search
     itself (untrusted solutions) is exercised by the CLI test above."""
     problem = all_problems()[pid]
-    # at most 30 s of searching per mutant (most take well under a second; lc2508's reference
+    # at most 15 s of searching per mutant (most take well under a second; lc2508's reference
     # is quadratic and its inputs shrink slowly): what is kept is verified either way
-    budget = Budget(rounds=int(os.environ.get("GNNCB_TEST_SHRINK_ROUNDS", "4")), seconds=30)
+    budget = Budget(rounds=int(os.environ.get("GNNCB_TEST_SHRINK_ROUNDS", "4")), seconds=15)
     cases = small_set.cases(pid)
     for name, mutant in problem.mutants.items():
         first = next((c for c in cases if not _passes(
