@@ -118,12 +118,14 @@ ACT = Variable(
     "a developer with act elsewhere", "tests/helpers/act.py")
 TEST_SHRINK_ROUNDS = Variable(
     "GNNCB_TEST_SHRINK_ROUNDS", "integer", "4",
-    "shrink rounds per problem in the every-mutant counterexample test (more: smaller inputs, "
-    "longer run)", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
+    "sandboxed shrink rounds per mutant in the every-mutant counterexample test, used when the "
+    "sandbox disagrees with the in-process search (more: smaller inputs, longer run)",
+    "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
 TEST_SHRINK_PROBLEMS = Variable(
-    "GNNCB_TEST_SHRINK_PROBLEMS", "string", "a fixed sample of 6 problems",
-    "which problems the every-mutant counterexample test covers: `all`, or ids separated by "
-    "commas", "a developer measuring the shrinker", "tests/codetrack/test_shrink.py")
+    "GNNCB_TEST_SHRINK_PROBLEMS", "string", "every problem",
+    "which problems the every-mutant counterexample test covers: ids separated by commas "
+    "(`all` or unset: every problem)", "a developer measuring the shrinker",
+    "tests/codetrack/test_shrink.py")
 
 VARIABLES: tuple[Variable, ...] = (
     ROOT, PRIVATE_KEY, PRIVATE_KEY_PREVIOUS, CODE_SEED, BOT_LOGIN, CACHE, SANDBOX_CGROUP, SITE_URL,

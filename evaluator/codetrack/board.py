@@ -222,11 +222,78 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
         "note": "" if variants else "No LLM entry on this board yet.",
         "caption": "Counted LLM entries by the prompt variant their run recorded"})
     sections += strength_and_structure_sections(table)
-    return {"about": f"Code track {board.slug} version {board.version}: each submission is "
+    csv_text, json_text = problem_data(table)
+    return {"files": [{"name": f"{board.slug}-problems.csv", "body": csv_text},
+                      {"name": f"{board.slug}-problems.json", "body": json_text}],
+            "files_note": "Per-problem solve rates (entries that pass every case of a problem, "
+            "and the share of cases passed) with suite strength, as data:",
+            "about": f"Code track {board.slug} version {board.version}: each submission is "
             "judged on its own generated cases; ranked by pass rate, then problems solved.",
             "columns": ["pass rate", "95 % interval (problems resampled)", "passed / cases",
                         "problems solved"], "entries": entries,
             "sections": sections}
+
+
+PROBLEM_DATA_HEADER = ("problem", "title", "direction", "concept", "difficulty", "entries",
+                       "entries_solved", "solve_rate", "cases_passed", "cases", "pass_rate",
+                       "mutants_killed", "best_constant")
+
+
+def problem_figures(table: list[Entry]) -> dict[str, dict[str, Any]]:
+    """Per problem, over the counted entries that submitted it: entries, entries that passed
+    every case (solved), cases passed and judged, and the suite figures recorded with each."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in table:
+        for pid, got in (e.row.get("per_problem") or {}).items():
+            if not isinstance(got, dict):
+                continue
+            f = out.setdefault(pid, {"entries": 0, "solved": 0, "passed": 0, "cases": 0,
+                                     "killed": [], "constant": []})
+            passed, cases = int(got.get("passed", 0)), int(got.get("cases", 0))
+            f["entries"] += 1
+            f["solved"] += bool(cases) and passed == cases
+            f["passed"] += passed
+            f["cases"] += cases
+            suite = got.get("suite") or {}
+            for name in ("killed", "constant"):
+                if isinstance(suite.get(name), int | float):
+                    f[name].append(float(suite[name]))
+    return out
+
+
+def problem_data(table: list[Entry]) -> tuple[str, str]:
+    """The per-problem solve rates as downloadable data: (CSV, JSON) with one row per problem
+    of the track (problems no entry submitted have empty rates). Why: the page's tables are for
+    reading; a reader who wants to compare problems or plot them needs the numbers."""
+    import csv
+    import io
+    import json
+
+    from evaluator.codetrack.problem import all_problems
+
+    figures = problem_figures(table)
+
+    def ratio(a: float, b: float) -> float | None:
+        return round(a / b, 6) if b else None
+
+    def mean(xs: list[float]) -> float | None:
+        return round(sum(xs) / len(xs), 6) if xs else None
+
+    records = []
+    for pid, p in sorted(all_problems().items()):
+        f = figures.get(pid, {"entries": 0, "solved": 0, "passed": 0, "cases": 0,
+                              "killed": [], "constant": []})
+        records.append(dict(zip(PROBLEM_DATA_HEADER, (
+            pid, p.title, "directed" if p.directed else "undirected", p.concept, p.difficulty,
+            f["entries"], f["solved"], ratio(f["solved"], f["entries"]), f["passed"],
+            f["cases"], ratio(f["passed"], f["cases"]), mean(f["killed"]),
+            mean(f["constant"])), strict=True)))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(PROBLEM_DATA_HEADER)
+    for r in records:
+        writer.writerow(["" if v is None else v for v in r.values()])
+    return buffer.getvalue(), json.dumps(records, indent=1, ensure_ascii=False) + "\n"
 
 
 def _family(row: dict[str, Any]) -> tuple[str, str]:
@@ -248,16 +315,13 @@ def strength_and_structure_sections(table: list[Entry]) -> list[dict[str, Any]]:
 
     strength: dict[str, dict[str, list[float]]] = {}
     by_category: dict[str, dict[str, list[float]]] = {}
-    rates: dict[str, list[int]] = {}
+    rates = {pid: [f["passed"], f["cases"]] for pid, f in problem_figures(table).items()}
     structures: dict[tuple[str, str], list[int]] = {}
     for e in table:
         model, family = _family(e.row)
         for pid, got in (e.row.get("per_problem") or {}).items():
             if not isinstance(got, dict):
                 continue
-            acc = rates.setdefault(pid, [0, 0])
-            acc[0] += int(got.get("passed", 0))
-            acc[1] += int(got.get("cases", 0))
             suite = got.get("suite") or {}
             for target, key, figures in ((strength, pid, suite),
                                          *((by_category, cat, f) for cat, f in

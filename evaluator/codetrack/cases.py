@@ -37,6 +37,7 @@ from typing import Any, BinaryIO
 
 from evaluator import __version__, settings
 from evaluator.codetrack.costmodel import limit_seconds, model_seconds
+from evaluator.codetrack.errata import case_set_version
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.errors import ConfigError
 from evaluator.paths import find_root, no_repository_message
@@ -436,6 +437,7 @@ def generate_case_set(
             "kind": "generated",
             **settings,
             "code_digest": code_digest(),
+            "case_set_version": case_set_version(),
             "gnncb_version": __version__,
             "problems": {},
             "total": 0,
@@ -533,8 +535,24 @@ class CaseSet:
     def kind(self) -> str:
         return str(self.manifest.get("kind", "generated"))
 
+    @property
+    def version(self) -> int:
+        """The case-set version it was generated at (errata.py); sets made before versions
+        were recorded are version 1, the cases before any erratum."""
+        return int(self.manifest.get("case_set_version", 1))
+
     def problem_ids(self) -> list[str]:
         return list(self.manifest["problems"])
+
+    def fingerprint(self, problem_id: str) -> str:
+        """sha256 over a problem's cases: each id, arguments and true answer (not the limits,
+        which follow the cost model, nor statistics); errata.py pins cases by it."""
+        h = hashlib.sha256()
+        for case in self.iter_cases(problem_id):
+            h.update(json.dumps([case.id, json.loads(case.args_json()), case.expected],
+                                sort_keys=True, separators=(",", ":")).encode())
+            h.update(b"\n")
+        return h.hexdigest()
 
     def file(self, problem_id: str) -> Path:
         return self.path / "cases" / f"{problem_id}.jsonl.gz"

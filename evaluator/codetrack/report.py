@@ -347,8 +347,10 @@ def build_report(run_dir: Path, case_set: CaseSet | None = None) -> dict[str, An
     feedback_file = run_dir / "feedback.json"
     feedback = json.loads(feedback_file.read_text()) if feedback_file.is_file() else {}
     return {
-        "run": {k: run[k] for k in ("label", "case_set_name", "case_set_kind", "base_seed",
-                                    "isolation", "started", "seconds", "cases", "config")},
+        "run": {**{k: run[k] for k in ("label", "case_set_name", "case_set_kind", "base_seed",
+                                       "isolation", "started", "seconds", "cases", "config")},
+                # runs judged before versions were recorded: version 1 (errata.py)
+                "case_set_version": run.get("case_set_version", 1)},
         "imported": imported,
         "corrected": corrected,
         "published": published,

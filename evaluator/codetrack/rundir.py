@@ -162,6 +162,7 @@ def write_run(
         "case_set": str(case_set.path.resolve()),
         "case_set_name": case_set.name,
         "case_set_kind": case_set.kind,
+        "case_set_version": case_set.version,
         "base_seed": case_set.manifest.get("base_seed"),
         "config": {k: v for k, v in asdict(config).items() if k != "python"},
         "isolation": sorted(isolation),

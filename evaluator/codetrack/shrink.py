@@ -31,7 +31,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from evaluator.codetrack.inputgraph import components
 from evaluator.codetrack.judge import (
     PASS,
     RUNTIME,
+    WRONG,
     CaseVerdict,
     JudgeConfig,
     ProblemJudgement,
@@ -272,7 +273,10 @@ def _chunks(items: Sequence[Any]) -> Iterator[list[Any]]:
 def candidates(problem: Problem, args: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     """Smaller inputs to try, larger removals first (unverified guesses)."""
     universe, n, offset = _universe(problem, args)
-    modes = [(ids, adj) for ids in (False, True) for adj in (True, False)]
+    # the guesses about node-indexed lists matter only when some list has one entry per node
+    indexed = any(isinstance(v, list) and len(v) == n for v in args.values())
+    modes = [(ids, adj) for ids in (False, True) for adj in (True, False)] if indexed else [
+        (False, False)]
     for chunk in _chunks(universe):
         if len(chunk) >= len(universe):
             continue
@@ -375,6 +379,78 @@ def _as_case(problem: Problem, base: Case, args: dict[str, Any], tag: str) -> Ca
                    source="shrunk", ref_seconds=ref, limit_seconds=None, stats=None)
 
 
+Predict = Callable[[dict[str, Any], Any], tuple[str, str]]
+
+
+def _predicted(problem: Problem, solution: Path, case: Case, failure: CaseVerdict,
+               want: tuple[str, str], predict: Predict, *, config: JudgeConfig,
+               budget: Budget, extra_files: Mapping[str, Path] | None,
+               site_packages: bool) -> Shrunk | None:
+    """The search with a trusted in-process `predict`: the first smaller in-contract candidate
+    (larger removals first) it says fails the same way replaces the current input, until none
+    does (or the budget's seconds are spent), then compact relabellings; the result is judged
+    once in the sandbox and kept only if it fails there the same way. None otherwise."""
+    started = time.monotonic()
+    args = json.loads(case.args_json())
+    current, current_size = args, size(problem, args)
+    expected = case.expected if case.has_expected else case.label
+    tried: set[str] = {json.dumps(args, sort_keys=True)}
+    checked = 0
+    stopped = "no smaller input fails the same way (searched in process, judged in the sandbox)"
+    for relabel in (False, True):
+        moved = True
+        while moved:
+            moved = False
+            if time.monotonic() - started > budget.seconds:
+                stopped = f"budget: {budget.seconds:g} s (searched in process)"
+                break
+            for cand in (relabelled(current) if relabel else candidates(problem, current)):
+                if time.monotonic() - started > budget.seconds:
+                    break  # the while loop's check names the budget
+                key = json.dumps(cand, sort_keys=True)
+                if key in tried:
+                    continue
+                tried.add(key)
+                cand_size = _size_or_none(problem, cand)
+                if (cand_size is None or cand_size > current_size
+                        or (cand_size == current_size and not relabel)
+                        or not _in_contract(problem, cand)):
+                    continue
+                made = _as_case(problem, case, cand, f"shrink.{checked}")
+                checked += 1
+                if made is not None and predict(cand, made.expected) == want:
+                    current, current_size, expected = cand, cand_size, made.expected
+                    moved = not relabel
+                    break
+    made = _as_case(problem, case, current, "minimal")
+    if made is None:
+        return None
+    judged = judge_problem(problem, solution, [made], config=config, extra_files=extra_files,
+                           site_packages=site_packages)
+    v = judged.verdicts[0]
+    if not (v.ran and signature(v.verdict or "", v.detail) == want):
+        return None
+    return Shrunk(case.id, want[0], v.detail or failure.detail, current, expected,
+                  size(problem, args), current_size, features(problem, current),
+                  features(problem, args), rounds=1, judged=1, stopped=stopped)
+
+
+def mutant_predictor(problem: Problem, name: str) -> Predict:
+    """How the problem's mutant `name` (trusted code of this package) fails an input, run in
+    this process: ("wrong answer", "") when the checker rejects its answer, ("runtime error",
+    the exception's type) when it raises, ("pass", "") otherwise."""
+    mutant = problem.mutants[name]
+
+    def predict(args: dict[str, Any], expected: Any) -> tuple[str, str]:
+        try:
+            answer = json.loads(json.dumps(mutant(**copy.deepcopy(args))))
+        except Exception as exc:
+            return RUNTIME, type(exc).__name__
+        return (PASS, "") if problem.checker(args, expected, answer).ok else (WRONG, "")
+
+    return predict
+
+
 def shrink_case(
     problem: Problem,
     solution: Path,
@@ -385,14 +461,25 @@ def shrink_case(
     budget: Budget = Budget(),  # noqa: B008 - frozen dataclass
     extra_files: Mapping[str, Path] | None = None,
     site_packages: bool = False,
+    predict: Predict | None = None,
 ) -> Shrunk | None:
     """Shrink `case` (on which `solution` failed as `failure` says); None when the original
-    input is outside the problem's contract (no smaller in-contract input is "the same")."""
+    input is outside the problem's contract (no smaller in-contract input is "the same").
+
+    `predict` (trusted solutions only, such as the problem's own mutants: `mutant_predictor`)
+    says in this process how the solution fails an input; the search then runs here and the
+    sandbox judges only its result (`_predicted`), falling back to the sandboxed search when
+    the sandbox disagrees."""
     started = time.monotonic()
     args = json.loads(case.args_json())
     if not _in_contract(problem, args):
         return None
     want = signature(primary(failure) or "", failure.detail)
+    if predict is not None:
+        found = _predicted(problem, solution, case, failure, want, predict, config=config,
+                           budget=budget, extra_files=extra_files, site_packages=site_packages)
+        if found is not None:
+            return found
     current, current_size = args, size(problem, args)
     expected = case.expected if case.has_expected else case.label
     detail = failure.detail
@@ -464,14 +551,17 @@ def shrink_judgement(
     budget: Budget = Budget(),  # noqa: B008 - frozen dataclass
     extra_files: Mapping[str, Path] | None = None,
     site_packages: bool = False,
+    predict: Predict | None = None,
 ) -> dict[str, Any] | None:
     """Shrink the judgement's first failing case and attach the result to its feedback (the
-    item of that case gets "minimal"); returns the record (None: nothing failed)."""
+    item of that case gets "minimal"); returns the record (None: nothing failed).
+    `predict`: see `shrink_case` (trusted solutions only)."""
     k = first_failure(judgement)
     if k is None:
         return None
     shrunk = shrink_case(problem, solution, cases[k], judgement.verdicts[k], config=config,
-                         budget=budget, extra_files=extra_files, site_packages=site_packages)
+                         budget=budget, extra_files=extra_files, site_packages=site_packages,
+                         predict=predict)
     record: dict[str, Any] = (shrunk.as_dict() if shrunk is not None else {
         "case": cases[k].id, "stopped": "not shrunk: the original input is outside the "
         "problem's contract"})

@@ -286,7 +286,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         bar.close()
     m = case_set.manifest
     print(f"case set {case_set.path}: {m['total']} cases over {len(m['problems'])} problems "
-          f"(plan {m['plan']}, seed {m['base_seed']})")
+          f"(plan {m['plan']}, seed {m['base_seed']}, case-set version {case_set.version})")
     return 0
 
 
@@ -392,9 +392,21 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"as published {100 * pub['rate']:.1f} % (baseline {100 * pub['baseline']:.1f} %)")
     for path in paths:
         print(f"wrote {path}")
+    _print_version(report["run"]["case_set_version"])
     _print_strength_and_structures(report, Path(args.run), args.cases)
     print("\n".join(LEGEND.values()))
     return 0
+
+
+def _print_version(version: int) -> None:
+    """The run's case-set version, and the errata since (evaluator/codetrack/errata.json)."""
+    from evaluator.codetrack.errata import ERRATA, case_set_version, corrected
+
+    print(f"case-set version {version} (current {case_set_version()}; errata: "
+          f"{ERRATA.name} in evaluator/codetrack)")
+    for pid, items in sorted(corrected(version).items()):
+        print(f"  {pid}: corrected since (version {', '.join(str(e['version']) for e in items)}"
+              f"): {items[-1]['what']}")
 
 
 def _print_strength_and_structures(report: dict[str, Any], run: Path,

@@ -24,6 +24,7 @@ from evaluator.codetrack.graphgen import (
     sample_n,
 )
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, all_problems
+from tests.helpers.codetrack import FULL_ONE, shared_case_set
 
 CELLS = [
     (cat, sub, directed)
@@ -247,8 +248,12 @@ def test_a_seed_gives_byte_identical_sets_for_a_sample_of_problems(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_a_seed_gives_byte_identical_sets_for_every_problem(tmp_path: Path) -> None:
-    """Every valid cell of every problem (the full plan), generated twice."""
-    first, second = _twice(tmp_path, plan="full", per_cell=1)
+def test_a_seed_gives_byte_identical_sets_for_every_problem(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every valid cell of every problem (the full plan), generated twice: once by two worker
+    processes (the set shared with test_labels.py and test_errata.py), once in this one."""
+    shared = shared_case_set(tmp_path_factory, **FULL_ONE)
+    again = generate_case_set(tmp_path / "again", jobs=1, plan="full", per_cell=1)
+    first, second = _set_bytes(shared.path), _set_bytes(again.path)
     assert len(first) == 2 * len(all_problems()) + 1
     assert first == second

@@ -18,6 +18,7 @@ import pytest
 
 from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan
 from evaluator.codetrack.problem import all_problems
+from tests.helpers.codetrack import FULL_ONE, shared_case_set
 
 # the problems whose builders reshape the drawn graph the most, plus one of each input form
 RESHAPING = ["lc997", "lc2360", "lc2374", "lc2876", "lc2924", "lc2097", "lc2328", "lc1719",
@@ -40,10 +41,10 @@ def label_holds(subcategory: str, G: nx.Graph) -> bool:
             "acyclic": not cyclic}[subcategory]
 
 
-def check_every_case(case_set: CaseSet) -> int:
+def check_every_case(case_set: CaseSet, problems: list[str] | None = None) -> int:
     checked = 0
     registry = all_problems()
-    for pid in case_set.problem_ids():
+    for pid in problems or case_set.problem_ids():
         for case in case_set.iter_cases(pid):
             G = registry[pid].input_graph(json.loads(case.args_json()))
             assert label_holds(case.subcategory, G), (case.id, case.subcategory)
@@ -68,10 +69,12 @@ def check_every_case(case_set: CaseSet) -> int:
 
 
 @pytest.mark.slow
-def test_labels_and_statistics_hold_on_the_reshaped_inputs(tmp_path: Path) -> None:
-    case_set = generate_case_set(tmp_path / "set", plan="full", per_cell=1, problems=RESHAPING)
+def test_labels_and_statistics_hold_on_the_reshaped_inputs(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """On the full plan at --per-cell 1 (shared with test_graphgen.py and test_errata.py)."""
+    case_set = shared_case_set(tmp_path_factory, **FULL_ONE)
     plan = make_plan("full", [all_problems()[p] for p in RESHAPING], 1)
-    assert check_every_case(case_set) == sum(sum(c.values()) for c in plan.values())
+    assert check_every_case(case_set, RESHAPING) == sum(sum(c.values()) for c in plan.values())
 
 
 @pytest.mark.slow
@@ -88,3 +91,22 @@ def test_cells_no_input_can_have_are_skipped_with_a_reason() -> None:
     plan = make_plan("paper", [problems["lc2097"]])["lc2097"]
     assert not any(cell.endswith("/disconnected") for cell in plan)
     assert sum(plan.values()) == 700  # the published size is kept: cases move to valid cells
+
+
+@pytest.mark.slow
+def test_lc2097_inputs_have_20_to_200_nodes_in_every_cell(tmp_path: Path) -> None:
+    """GraphEval36K's inputs have 20-200 nodes; lc2097's random walks used to stop after 3-19
+    in planar, sparse and acyclic draws (22 of 46 cases of a full plan), testing almost
+    nothing. Every valid cell keeps its cases (none is short) and every input is in range."""
+    from evaluator.cli import main
+
+    assert main(["code", "generate", "--plan", "full", "--per-cell", "3", "--problems",
+                 "lc2097", "--out", str(tmp_path / "set")]) == 0
+    case_set = CaseSet(tmp_path / "set")
+    plan = make_plan("full", [all_problems()["lc2097"]], 3)["lc2097"]
+    sizes: dict[str, list[int]] = {}
+    for case in case_set.iter_cases("lc2097"):
+        sizes.setdefault(case.cell, []).append(all_problems()["lc2097"].input_graph(
+            json.loads(case.args_json())).number_of_nodes())
+    assert {cell: len(v) for cell, v in sizes.items()} == plan
+    assert all(20 <= n <= 200 for v in sizes.values() for n in v), sizes

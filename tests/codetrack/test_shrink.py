@@ -1,9 +1,10 @@
 """Minimal counterexamples (shrink.py) and calibrated limits (limits.py).
 
-The every-mutant test runs each classic wrong solution (a record's `mutants`) as a candidate in
-the sandbox on its first failing generated case, shrinks that case, and checks the minimal
-input independently: it is in the problem's contract, no larger than the original, and the
-mutant (run here, on the reference's answer) still fails it. It prints the median shrink ratio.
+The every-mutant test runs each classic wrong solution (a record's `mutants`) of every problem
+as a candidate in the sandbox on its first failing generated case, shrinks that case (searching
+in process, the sandbox judging the result), and checks the minimal input independently: it is
+in the problem's contract, no larger than the original, and the mutant (run here, on the
+reference's answer) still fails it. It prints the median shrink ratio.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from evaluator.codetrack.shrink import (
     Budget,
     candidates,
     features,
+    mutant_predictor,
     mutant_solution,
     shrink_judgement,
     signature,
     size,
 )
+from tests.helpers.codetrack import PAPER_THREE, shared_case_set
 
 LC207_SELF = "class Solution:\n    def canFinish(self, numCourses, prerequisites):\n" \
     "        import collections\n" \
@@ -116,32 +119,32 @@ def test_the_judge_cli_reports_the_minimal_counterexample(tmp_path: Path,
 
 @pytest.fixture(scope="module")
 def small_set(tmp_path_factory: pytest.TempPathFactory) -> CaseSet:
-    return generate_case_set(tmp_path_factory.mktemp("shrink") / "set", per_cell=3, jobs=2)
+    """The practice seed's paper plan at --per-cell 3 (shared with test_discrimination.py)."""
+    return shared_case_set(tmp_path_factory, **PAPER_THREE)
 
 
 RATIOS: list[float] = []
 
 
-# Every problem takes about half a minute of shrinking: CI runs a fixed spread of problems
-# (directed and undirected, graphs and grids, counts and lists); GNNCB_TEST_SHRINK_PROBLEMS=all
-# (or a comma-separated list) runs more. The per-cell-3 set does not kill every mutant (lc2924's
-# "ignores absent teams" survives it): such a mutant fails the test, as it should.
-SAMPLE = ("lc207", "lc997", "lc1971", "lc2097", "lc1192", "lc2685")
-
-
 def _shrink_problems() -> list[str]:
+    """Every problem; GNNCB_TEST_SHRINK_PROBLEMS (comma-separated) runs only those."""
     wanted = os.environ.get("GNNCB_TEST_SHRINK_PROBLEMS", "")
-    if wanted == "all":
-        return list(all_problems())
-    return [p.strip() for p in wanted.split(",") if p.strip()] or list(SAMPLE)
+    chosen = [p.strip() for p in wanted.split(",") if p.strip() and p.strip() != "all"]
+    return chosen or list(all_problems())
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pid", _shrink_problems())
 def test_every_mutant_gets_a_minimal_counterexample(pid: str, small_set: CaseSet,
                                                     tmp_path: Path) -> None:
+    """Each mutant is judged in the sandbox on its first failing case; the shrink searches in
+    this process (the mutants are this package's code: `mutant_predictor`) and the sandbox
+    judges the minimal input, which is then checked here independently. The sandboxed search
+    itself (untrusted solutions) is exercised by the CLI test above."""
     problem = all_problems()[pid]
-    budget = Budget(rounds=int(os.environ.get("GNNCB_TEST_SHRINK_ROUNDS", "4")))
+    # at most 15 s of searching per mutant (most take well under a second; lc2508's reference
+    # is quadratic and its inputs shrink slowly): what is kept is verified either way
+    budget = Budget(rounds=int(os.environ.get("GNNCB_TEST_SHRINK_ROUNDS", "4")), seconds=15)
     cases = small_set.cases(pid)
     for name, mutant in problem.mutants.items():
         first = next((c for c in cases if not _passes(
@@ -153,7 +156,7 @@ def test_every_mutant_gets_a_minimal_counterexample(pid: str, small_set: CaseSet
         assert judgement.verdicts[0].verdict != PASS, (pid, name)
         record = shrink_judgement(judgement, problem, made.solution, [first],
                                   budget=budget, extra_files=made.extra_files,
-                                  site_packages=True)
+                                  site_packages=True, predict=mutant_predictor(problem, name))
         assert record is not None and "size" in record, (pid, name, record)
         args = record["args"]
         assert problem.in_contract is None or problem.in_contract(args), (pid, name)
@@ -166,7 +169,8 @@ def test_every_mutant_gets_a_minimal_counterexample(pid: str, small_set: CaseSet
             assert not _passes(problem, mutant, args, expected), (pid, name, args)
         RATIOS.append(record["ratio"])
         print(f"\n{pid} {name!r}: size {record['original_size']} -> {record['size']} "
-              f"({record['verdict']}; {', '.join(record['features']) or 'no feature'})")
+              f"({record['verdict']}; {', '.join(record['features']) or 'no feature'}; "
+              f"{record['stopped']})")
 
 
 @pytest.mark.slow

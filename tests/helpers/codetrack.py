@@ -7,12 +7,16 @@ as `score_submission` writes them and runs judged by the real `gnncb code judge`
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evaluator.cli import main
-from evaluator.codetrack.cases import make_plan, seed_from_digest
+from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan, seed_from_digest
 from evaluator.codetrack.intervals import row_interval
 from evaluator.codetrack.problem import all_problems
 
@@ -96,3 +100,33 @@ def judged_runs(tmp_path: Path) -> tuple[Path, Path]:
     assert main(["code", "judge", "--solutions", str(solutions), "--cases", str(cases),
                  "--no-memory", "--label", "ssd", "--out", str(const)]) == 0
     return ref, const
+
+
+# The two shared sets: the practice seed's paper plan at --per-cell 3 (mutants, shrinking) and
+# its full plan at --per-cell 1 (byte identity, labels, errata fingerprints).
+PAPER_THREE: dict[str, Any] = {"per_cell": 3, "jobs": 2}
+FULL_ONE: dict[str, Any] = {"plan": "full", "per_cell": 1, "jobs": 2}
+
+
+def shared_case_set(factory: pytest.TempPathFactory, **settings: Any) -> CaseSet:
+    """A generated case set (`generate_case_set` settings, every problem unless `problems`)
+    made once per test session and shared by the test files that read the same one.
+
+    Why: the discrimination, shrink, label and byte-identity tests each read a whole set of
+    every problem (a minute of CPU each to make); CI runs the files on several pytest-xdist
+    workers, which share the parent of their base temporary folders, so the first worker to
+    ask makes the set under a file lock and the others read it. Without xdist the folder is
+    the session's own. Tests must not modify the set."""
+    base = factory.getbasetemp()
+    root = base.parent if base.name.startswith("popen-gw") else base
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()
+                         ).hexdigest()[:16]
+    dest = root / f"shared-case-set-{key}"
+    with open(root / f"shared-case-set-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            # resumes a set another worker left unfinished; a finished one is only read
+            return generate_case_set(dest, force=not (dest / "manifest.json").is_file(),
+                                     **settings)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

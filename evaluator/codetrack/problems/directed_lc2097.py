@@ -10,6 +10,7 @@ from typing import Any
 import networkx as nx
 
 from evaluator.codetrack.checkers import Verdict
+from evaluator.codetrack.graphgen import N_MIN, has_cycle
 from evaluator.codetrack.inputgraph import pairs_digraph
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
@@ -140,9 +141,81 @@ def _arc_simple_walk(D: nx.DiGraph, start: int, limit: int, rng: random.Random) 
     return walk
 
 
+def _even_circuit(D: nx.DiGraph, rng: random.Random) -> list[tuple[int, int]]:
+    """A closed trail through many links of D's undirected shape, each link oriented the way
+    the trail runs it (so no pair repeats): odd-degree nodes are paired off along shortest
+    paths whose links are removed (every node even), and the largest component left is
+    Eulerian; NetworkX gives its circuit. Empty when nothing even is left (a forest)."""
+    U = nx.Graph(D.to_undirected())
+    U.remove_edges_from(nx.selfloop_edges(U))
+    odd = sorted(v for v, d in U.degree() if d % 2)
+    rng.shuffle(odd)
+    while odd:
+        u = odd.pop()
+        lengths, paths = nx.single_source_dijkstra(U, u)
+        v = min((w for w in odd if w in lengths), key=lambda w: (lengths[w], w))
+        odd.remove(v)
+        U.remove_edges_from(nx.utils.pairwise(paths[v]))
+    parts = [c for c in nx.connected_components(U) if len(c) > 1]
+    if not parts:
+        return []
+    E = U.subgraph(max(parts, key=lambda c: (len(c), min(c))))
+    return list(nx.eulerian_circuit(E, source=rng.choice(sorted(E))))
+
+
+def _lollipop(D: nx.DiGraph) -> list[tuple[int, int]]:
+    """A trail for a graph that is nearly a tree: the longest path from a node to a cycle of
+    the undirected shape, then once around that cycle (over the cycles of a cycle basis)."""
+    U = nx.Graph(D.to_undirected())
+    U.remove_edges_from(nx.selfloop_edges(U))
+    best: list[int] = []
+    for cycle in nx.cycle_basis(U):
+        on = set(cycle)
+        lengths, paths = nx.multi_source_dijkstra(U, on)
+        far = max(sorted(lengths), key=lambda v: lengths[v])
+        tail = paths[far][::-1]  # far node -> its cycle node
+        at = cycle.index(tail[-1])
+        trail = tail + cycle[at + 1:] + cycle[:at + 1]
+        if len(trail) > len(best):
+            best = trail
+    return list(nx.utils.pairwise(best))
+
+
+def _path_through(D: nx.DiGraph, rng: random.Random) -> list[tuple[int, int]]:
+    """An acyclic input is one simple path (a trail that never returns): the DAG's longest
+    path when it has N_MIN nodes, else all its nodes in a topological order."""
+    path = nx.dag_longest_path(D)
+    if len(path) < N_MIN:
+        path = list(nx.lexicographical_topological_sort(D, key=lambda _: rng.random()))
+    return list(nx.utils.pairwise(path))
+
+
+def _once_per_link(walk: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The walk up to the first link it runs a second time (the other way round)."""
+    seen: set[frozenset[int]] = set()
+    for k, (u, v) in enumerate(walk):
+        if frozenset((u, v)) in seen:
+            return walk[:k]
+        seen.add(frozenset((u, v)))
+    return walk
+
+
+def _nodes(arcs: list[tuple[int, int]]) -> int:
+    return len({x for arc in arcs for x in arc})
+
+
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
-    """All arcs when the graph is itself Eulerian (e.g. connected regular digraphs), otherwise
-    the arcs of the longest of ten random arc-simple walks (at most 4 n arcs)."""
+    """All arcs when the graph is itself Eulerian (e.g. connected regular digraphs); else the
+    longest of ten random arc-simple walks (at most 4 n arcs) when it visits N_MIN nodes; else
+    a closed trail through the undirected shape (`_even_circuit`) with its last arc dropped
+    (so the trail has a start) unless that leaves no cycle (a simple cycle), or a longer
+    random walk through the undirected shape using each link once, either way, or a path
+    into a cycle and once around it (`_lollipop`, for draws that are nearly trees); a DAG
+    gives a path (`_path_through`). None when the input would have fewer than N_MIN nodes
+    (the generator draws again).
+
+    Why the fallbacks: random walks in planar, sparse and acyclic draws get stuck after 3-19
+    nodes, and GraphEval36K's inputs have 20-200 nodes; such inputs test almost nothing."""
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = list(D.edges())
@@ -153,7 +226,20 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
             return None
         walks = [_arc_simple_walk(D, rng.choice(starts), limit, rng) for _ in range(10)]
         arcs = max(walks, key=len)
-    if len(arcs) < 2:
+    if _nodes(arcs) < N_MIN:
+        if nx.is_directed_acyclic_graph(D):
+            arcs = _path_through(D, rng)
+        else:
+            circuit = _even_circuit(D, rng)
+            opened = circuit[:-1]  # a start with one more outgoing pair, if a cycle is left
+            shape = nx.DiGraph(D.to_undirected())  # each link once, either way
+            walks = [_arc_simple_walk(shape, rng.choice(sorted(shape)), limit, rng)
+                     for _ in range(10)]
+            walks = [_once_per_link(w) for w in walks]
+            arcs = max([opened if has_cycle(pairs_digraph(opened)) else circuit, *walks,
+                        _lollipop(D)],
+                       key=_nodes)
+    if len(arcs) < 2 or _nodes(arcs) < N_MIN:
         return None
     pairs = [list(a) for a in arcs]
     rng.shuffle(pairs)
@@ -217,7 +303,10 @@ PROBLEM = register(
         notes=(
             "Judged by a validator (permutation of the input pairs that chains). Generated "
             "inputs are arc-simple walks in the drawn graph, or the whole graph when it is "
-            "Eulerian, so an arrangement always exists."
+            "Eulerian, so an arrangement always exists; when the walks stop before 20 nodes "
+            "(planar, sparse and acyclic draws), an even circuit or a walk of the drawn "
+            "graph's undirected shape, a path into a cycle, or an acyclic draw's longest or "
+            "topological path, so every cell's inputs have 20-200 nodes (case-set version 2)."
         ),
     )
 )

@@ -279,6 +279,8 @@ def _build_site(p: Prepared, out: Path, comps: list[CompetitionSpec], drawer: Dr
         if b.slug not in wanted:
             continue
         text(f"tracks/{b.slug}.csv", p.csv(b))
+        for extra in t.get("files", []):  # the track's own data downloads, linked on its page
+            text(f"tracks/{extra['name']}", extra["body"])
         page(f"tracks/{b.slug}.html", "track.html.j2", "../", title=t["title"], t=t)
         tv = CompetitionView(spec=b, slug=b.slug, title=b.title, metric=b.primary_score,
                              higher=True, scores=[], entries=t["entries"], total=t["total"],

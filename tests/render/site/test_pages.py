@@ -173,6 +173,43 @@ def test_code_track_standings_show_each_entrys_interval_over_problems(site):
     assert all(r[0].endswith("≈") for r in standings), standings
 
 
+def test_code_track_page_links_the_per_problem_solve_rates_as_data(site):
+    """The page links a CSV and a JSON file of per-problem solve rates; their figures are the
+    counted entries' own per-problem counts (the entries the standings show)."""
+    import csv
+
+    page = read(site / "tracks" / "graph-coding.html")
+    links = {href for href, _ in page.links}
+    assert {"graph-coding-problems.csv", "graph-coding-problems.json"} <= links
+    table = list(csv.DictReader((site / "tracks" / "graph-coding-problems.csv").open()))
+    data = json.loads((site / "tracks" / "graph-coding-problems.json").read_text())
+    from evaluator.codetrack.problem import all_problems
+
+    assert [r["problem"] for r in table] == [r["problem"] for r in data] == sorted(all_problems())
+    # the counted entries: each standings row's participant and passed / cases
+    shown = {(r[1], r[6]) for r in page.rows if len(r) > 6 and " / " in r[6]
+             and r[6][0].isdigit()}
+    ledger = [r for r in site_rows() + extra_rows()
+              if r.get("slug") == "graph-coding" and r.get("type") == "submission"]
+    counted = [r for r in ledger if (r["participant"], f"{int(r['scores']['passed'])} / "
+                                     f"{int(r['scores']['cases'])}") in shown]
+    assert len(counted) == len(shown) >= 3
+    by_id = {r["problem"]: r for r in data}
+    for pid in ("lc997", "lc207", "lc1971"):
+        got = [r["per_problem"][pid] for r in counted if pid in r["per_problem"]]
+        passed, cases = sum(g["passed"] for g in got), sum(g["cases"] for g in got)
+        solved = sum(g["passed"] == g["cases"] > 0 for g in got)
+        row = by_id[pid]
+        assert (row["entries"], row["cases_passed"], row["cases"]) == (len(got), passed, cases)
+        assert row["solve_rate"] == pytest.approx(solved / len(got))
+        assert row["pass_rate"] == pytest.approx(passed / cases)
+        assert float(next(r for r in table if r["problem"] == pid)["pass_rate"]) == \
+            pytest.approx(passed / cases)
+    assert by_id["lc997"]["mutants_killed"] is not None
+    untouched = next(r for r in data if r["entries"] == 0)
+    assert untouched["solve_rate"] is None and untouched["pass_rate"] is None
+
+
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory) -> tuple[Path, Path]:
     """Two judged code-track runs (the reference labelled vanilla, constants labelled ssd)."""
