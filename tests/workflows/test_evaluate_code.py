@@ -1,11 +1,12 @@
 """evaluate-code.yml on act: a code-track pull request from the event to the bot's answer.
 
-The jobs run as two act runs sharing one artifact server folder, each with only its own
-secrets: the seed job (keyed on GitHub; this repository commits no case-seed commitment, so it
-hands on an answer without a seed) and the judge it feeds, with a read-only token and no secret
-at all (the judge runs participant code, in the sandbox, under sudo), then the publish job alone (tests/helpers/act.py: `job_alone`) with
-the write token. What a maintainer checks: the judge wrote nothing, the verdict artifact, the
-ledger row and commit on origin, the board, the comment, the label and the closed PR.
+The jobs run as two act runs sharing one artifact server folder, each with only its own secrets:
+the seed job (keyed on GitHub; this repository commits no case-seed commitment, so it hands on
+an answer without a seed) and the judge it feeds, with a read-only token and no secret at all
+(the judge runs participant code, in the sandbox, under sudo), then the publish job alone
+(tests/helpers/act.py: `job_alone`) with the write token. What a maintainer checks: the judge
+wrote nothing, the verdict artifact, the ledger row and commit on origin, the board, the
+comment, the label and the closed PR.
 """
 
 from __future__ import annotations

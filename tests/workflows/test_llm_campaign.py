@@ -32,7 +32,10 @@ GOOD, DOWN = "m-good", "m-down"
 
 @pytest.fixture(scope="module")
 def llm(make_httpserver) -> Iterator[ScriptedLLM]:
-    """The scripted model server (pytest-httpserver's session server; cleared afterwards)."""
+    """The scripted model server (pytest-httpserver's session server, shared by every test
+    module on this worker: cleared before, so an earlier module's handlers cannot answer for
+    these models, and after)."""
+    make_httpserver.clear()
     yield ScriptedLLM(make_httpserver, {GOOD: [MAJORITY], DOWN: [500] * 20})
     make_httpserver.clear()
 
