@@ -14,16 +14,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from evaluator.cli import main
 from evaluator.competition.spec import PART_COLUMN, load_spec
 from evaluator.ledger.ranking import BY_PAIRED, board_tiers, standings
 from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.pipeline.evaluate import load_labels
-from tests.helpers.parts import SEED, spec_dict, truth
-from tests.repo.helpers import keyless_copy
-from tests.repo.test_verify import BUILDER
+from tests.helpers.parts import truth
+from tests.repo.helpers import keyless_copy, scratch_competition
 
 SLUG = "toy-relabel"
 WRONG = {"alice": 0, "bob": 7, "carol": 15}  # how many leading rows each gets wrong
@@ -47,15 +45,7 @@ def _guess(login: str) -> pd.DataFrame:
 def launched(tmp_path_factory, keypair) -> Path:
     """A repository after build and three submissions (stored envelopes), boards rendered."""
     base = tmp_path_factory.mktemp("relabel")
-    root, raw = base / "repo", base / "raw"
-    raw.mkdir()
-    truth().to_csv(raw / "truth.csv", index=False)
-    (raw / "seed").write_text(SEED)
-    folder = root / "competitions" / SLUG
-    folder.mkdir(parents=True)
-    (root / "leaderboard").mkdir()
-    (folder / "competition.yaml").write_text(yaml.safe_dump(spec_dict(SLUG)))
-    (folder / "build.py").write_text(BUILDER)
+    root, raw, folder = scratch_competition(base, SLUG)
     assert main(["competition", "build", SLUG, "--root", str(root), "--raw", str(raw),
                  "--seed-file", str(raw / "seed"),
                  "--public-key", str(keypair["public_path"])]) == 0

@@ -11,30 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from evaluator.cli import main
 from tests.helpers.arena import git
-from tests.helpers.parts import SEED, spec_dict, truth
-from tests.repo.helpers import keyless_copy
+from tests.helpers.parts import SEED, truth
+from tests.repo.helpers import keyless_copy, scratch_competition
 
 SLUG = "toy-verify"
-BUILDER = '''
-from pathlib import Path
-
-import pandas as pd
-
-from evaluator.build import seal_labels, write_csv
-from evaluator.competition.spec import load_spec
-
-
-def build(raw, seed, out, public_key):
-    spec = load_spec(Path(__file__).parent)
-    frame = pd.read_csv(Path(raw) / "truth.csv")
-    write_csv(frame[["id"]], Path(out) / "data" / "test_ids.csv")
-    seal_labels(frame, spec, "test", public_key, Path(out) / "hidden" / "test_labels.jwe",
-                seed=seed)
-'''
 
 
 def _run(capsys, *argv: str) -> tuple[int, str]:
@@ -68,15 +51,7 @@ def revealed(tmp_path_factory, keypair) -> Path:
     """A fresh clone (no key anywhere in it) of a repository after build, three submissions
     and the reveal."""
     base = tmp_path_factory.mktemp("verify")
-    root, raw = base / "repo", base / "raw"
-    raw.mkdir()
-    truth().to_csv(raw / "truth.csv", index=False)
-    (raw / "seed").write_text(SEED)
-    folder = root / "competitions" / SLUG
-    folder.mkdir(parents=True)
-    (root / "leaderboard").mkdir()
-    (folder / "competition.yaml").write_text(yaml.safe_dump(spec_dict(SLUG)))
-    (folder / "build.py").write_text(BUILDER)
+    root, raw, folder = scratch_competition(base, SLUG)
     _build(root, raw, keypair)
     assert json.loads((folder / "hidden" / "commitments.json").read_text())["labels"]["test"]
     for login, wrong in (("alice", 0), ("bob", 7), ("carol", 15)):

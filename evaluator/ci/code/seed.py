@@ -47,7 +47,8 @@ def seed_code_pr(client: GitHubClient, number: int, *, root: Path, bot_login: st
         if current_commitment(admitted.folder, board.slug, board.version) is not None:
             found.update(case_seed(admitted.folder, board.slug, board.version,
                                    admitted.digest))
-        # a placeholder verdict (never published): what this phase did, for the log
+        # The seed phase's own record for decide_pr's log line; never published: the
+        # judge job answers the PR.
         return CodeResult(**admission.base, status=SKIPPED,
                           code="seeded" if found else "no-case-secret", slug=board.slug,
                           digest=admitted.digest,
