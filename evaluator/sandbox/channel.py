@@ -22,18 +22,30 @@ line per message. Between PID 1 and the judge the messages are framed:
   sends the workload SIGPROF once when the frame's CPU passes the notice (a polite "time is
   up" it may ignore) and stops the run past either allowance; an empty payload sends nothing
   and just waits for a line (e.g. a load report); any figure may be `inf`;
-* PID 1 -> judge: `<kind> <cpu> <wall> <peak rss> <length>\\n<line>`, kind `R` (the reply line),
+* PID 1 -> judge: `<kind> <cpu> <wall> <elapsed> <peak rss> <length>\\n<line>`, kind `R` (the
+  reply line),
   or how the frame ended without one: `C` CPU over its allowance, `W` wall over its allowance,
   `O` a line longer than the cap, `A` the workload wrote before it got its input, `E` the
   workload closed its output or exited. After any kind but `R` PID 1 ends the run (after `E`
   it gives the workload a moment to exit on its own, so its exit status tells how it ended),
-  as it does when the judge stops reading (`J`, never sent).
+  as it does when the judge stops reading (`J`, never sent). `wall` is the wall time the frame
+  is *charged* (what its wall allowance is enforced on): `elapsed` less the time the workload
+  waited for a CPU (`credited_wall`); `elapsed` is the raw figure.
+
+What a frame is not charged for, besides waiting for a CPU: waiting for the relay. The workload's
+output pipe is sized to hold a whole reply line of the cap (`fit_pipe`), so the workload writes
+its reply in one call that never waits for PID 1 to drain it (a 64 KiB pipe made it sleep,
+uncredited, once per 64 KiB until PID 1 got a CPU again: ~100 times for a 6.7 MB answer on a
+loaded machine); PID 1 drains it at once into a buffer bounded by the same cap. And PID 1 never
+stops draining the workload while the judge is busy (checking an earlier answer, say): replies
+wait in PID 1, and only the start of the next frame waits for the judge.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import os
 import select
 import signal
@@ -123,6 +135,31 @@ def credited_wall(elapsed: float, waited: float, allowance: float) -> float:
     return elapsed - min(max(0.0, waited), WAIT_CREDIT_FACTOR * allowance)
 
 
+def fit_pipe(fd: int, size: int) -> int:
+    """Grow the pipe of `fd` to hold `size` bytes (the kernel rounds up to a power of two
+    pages), or as far as this process may (fs.pipe-max-size without CAP_SYS_RESOURCE);
+    returns the pipe's capacity.
+
+    Why: a writer sleeps once per pipe-full until the reader gets a CPU again, and that sleep
+    is neither CPU nor run-queue wait of the writer, so nothing credits it. A pipe that holds a
+    whole capped line lets the workload write its reply in one call. The kernel allocates the
+    pages only as data is written (charged to the writer's memory cgroup), so an idle large
+    pipe costs nothing, and a full one at most its capacity."""
+    tries = [size]
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/sys/fs/pipe-max-size", "rb") as fh:
+            tries.append(min(size, int(fh.read())))
+    for want in tries:
+        try:
+            return fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, want)
+        except OSError:
+            continue
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+    except OSError:
+        return 0
+
+
 def _hwm(status: bytes, field: bytes = b"VmHWM:") -> int | None:
     at = status.find(field)
     if at < 0:
@@ -141,14 +178,16 @@ def _hwm(status: bytes, field: bytes = b"VmHWM:") -> int | None:
 @dataclass(frozen=True)
 class Reply:
     """How one frame ended, measured by PID 1: `kind` (see KINDS), the workload's CPU seconds
-    and wall seconds during the frame, its peak RSS during the frame (None when unreadable)
-    and the line it sent (kind `R` only)."""
+    and the wall seconds it is charged for the frame (`credited_wall`: its wait for a CPU
+    left out), its peak RSS during the frame (None when unreadable), the line it sent (kind
+    `R` only) and the frame's raw elapsed wall seconds."""
 
     kind: str
     cpu: float
     wall: float
     peak_rss: int | None
     line: bytes = b""
+    elapsed: float | None = None
 
 
 class Channel:
@@ -189,14 +228,14 @@ class Channel:
             cut = self._buf.find(b"\n")
             if cut >= 0:
                 fields = bytes(self._buf[:cut]).split()
-                kind, cpu, wall, peak, length = fields
+                kind, cpu, wall, elapsed, peak, length = fields
                 end = cut + 1 + int(length)
                 if len(self._buf) >= end:
                     line = bytes(self._buf[cut + 1:end])
                     del self._buf[:end]
                     rss = int(peak)
                     return Reply(kind.decode(), float(cpu), float(wall),
-                                 rss if rss >= 0 else None, line)
+                                 rss if rss >= 0 else None, line, float(elapsed))
             chunk = os.read(self._r, 1 << 20)
             if not chunk:
                 raise ChannelClosed("the run ended")
@@ -247,6 +286,7 @@ class Relay:
         # the frame in flight: notice, CPU and wall allowance, wall and CPU clock at its start
         self.current: tuple[float, float, float, float, float] | None = None
         self.wait0 = 0.0  # the workload's run-queue wait when the frame started
+        self.wait_seen = 0.0  # ... and when last read
         self.noticed = False
         self.ended: str | None = None  # the kind that ended the relay (not R)
         self.input_closed_at: float | None = None
@@ -439,7 +479,7 @@ class Relay:
         self._reset_peak()
         self.sampled = 0
         self.noticed = False
-        self.wait0 = self._wait.seconds() or 0.0
+        self.wait0 = self.wait_seen = self._wait.seconds() or 0.0
         self.current = (notice, cpu_allowed, wall_allowed, time.monotonic(),
                         process_cpu_seconds(self.pid) or 0.0)
         if payload:
@@ -451,15 +491,16 @@ class Relay:
     def _reply(self, kind: str, *, line: bytes = b"", cpu: float | None = None,
                hwm: int | None = None) -> None:
         assert self.current is not None
-        t0, cpu0 = self.current[3], self.current[4]
-        wall = time.monotonic() - t0
+        wall_allowed, t0, cpu0 = self.current[2], self.current[3], self.current[4]
+        elapsed = time.monotonic() - t0
+        wall = self._charged(t0, wall_allowed, elapsed)
         now_cpu = cpu if cpu is not None else process_cpu_seconds(self.pid)
         used = max(0.0, (now_cpu if now_cpu is not None else cpu0) - cpu0)
         peak = hwm if hwm is not None else self._peak()
         if self.sampled and (peak is None or self.sampled > peak):
             peak = self.sampled  # a peak the workload reset (clear_refs) is not believed
-        self.out += (f"{kind} {used:.6f} {wall:.6f} {peak if peak is not None else -1} "
-                     f"{len(line)}\n").encode() + line
+        self.out += (f"{kind} {used:.6f} {wall:.6f} {elapsed:.6f} "
+                     f"{peak if peak is not None else -1} {len(line)}\n").encode() + line
         self.current = None
         self.to_workload = memoryview(b"")
         if kind != "R":
@@ -470,7 +511,7 @@ class Relay:
 
     def _reply_idle(self, kind: str) -> None:
         """End the relay between frames (the next frame is the one blamed)."""
-        self.out += f"{kind} 0 0 -1 0\n".encode()
+        self.out += f"{kind} 0 0 0 -1 0\n".encode()
         self.ended = kind
         self._flush()
 
@@ -484,10 +525,15 @@ class Relay:
             with contextlib.suppress(OSError):
                 os.write(self._clear, b"5")
 
-    def _charged(self, t0: float, wall_allowed: float) -> float:
+    def _charged(self, t0: float, wall_allowed: float, elapsed: float | None = None) -> float:
         """The frame's wall time less what the workload spent waiting for a CPU (capped)."""
-        waited = (self._wait.seconds() or self.wait0) - self.wait0
-        return credited_wall(time.monotonic() - t0, waited, wall_allowed)
+        now = self._wait.seconds()
+        if now is not None:  # once the workload is gone: its last figure
+            self.wait_seen = now
+        waited = self.wait_seen - self.wait0
+        if elapsed is None:
+            elapsed = time.monotonic() - t0
+        return credited_wall(elapsed, waited, wall_allowed)
 
     def _sample(self) -> None:
         """Read the workload's current RSS (which no process can reset, unlike its peak)."""

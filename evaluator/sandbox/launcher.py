@@ -38,6 +38,7 @@ from evaluator.sandbox.channel import (
     Relay,
     WaitClock,
     credited_wall,
+    fit_pipe,
     process_cpu_seconds,
 )
 from evaluator.sandbox.fdtree import Budget, clear_dir_fd, copy_tree_fd
@@ -298,6 +299,8 @@ def _supervise(config: dict[str, Any], alive_fd: int) -> dict[str, Any]:
     if relay_fds:
         in_r, in_w = os.pipe()  # PID 1 -> workload (its fd 3)
         out_r, out_w = os.pipe()  # workload -> PID 1 (its fd 4)
+        for end in (in_w, out_r):  # each holds a whole line: nobody waits on the other's CPU
+            fit_pipe(end, int(config["line_bytes"]) + 1)
         config["channel"] = [in_r, out_w]
     cpus = max(1, len(os.sched_getaffinity(0)))  # how fast a CPU clock runs per wall second
     report_r, config["report"] = os.pipe()  # the child's own account, until its exec
