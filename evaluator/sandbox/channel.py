@@ -33,9 +33,10 @@ line per message. Between PID 1 and the judge the messages are framed:
   waited for a CPU (`credited_wall`); `elapsed` is the raw figure.
 
 What a frame is not charged for, besides waiting for a CPU: waiting for the relay. The workload's
-output pipe is sized to hold a whole reply line of the cap (`fit_pipe`), so the workload writes
-its reply in one call that never waits for PID 1 to drain it (a 64 KiB pipe made it sleep,
-uncredited, once per 64 KiB until PID 1 got a CPU again: ~100 times for a 6.7 MB answer on a
+output pipe is sized to hold a whole reply line of the cap (`fit_pipe`; without
+CAP_SYS_RESOURCE at most fs.pipe-max-size, 1 MiB by default), so the workload writes its reply
+in one call (or a few) that does not wait for PID 1 to drain it (a 64 KiB pipe made it sleep,
+uncredited, once per 64 KiB until PID 1 got a CPU again: ~105 times for a 6.7 MB answer on a
 loaded machine); PID 1 drains it at once into a buffer bounded by the same cap. And PID 1 never
 stops draining the workload while the judge is busy (checking an earlier answer, say): replies
 wait in PID 1, and only the start of the next frame waits for the judge.
