@@ -5,7 +5,8 @@ The contention is made deterministic and independent of the machine, as in
 tests/sandbox/test_busy_machine.py: each case pins the worker to one CPU beside HOGS spinning
 processes of its own (PID 1 kills them once the case is answered), so it gets at most a
 1/(HOGS + 1) share of that CPU and waits the rest in the kernel's run queue. (Pinning the judge
-from outside does not reach the worker: the run's cgroup sets its CPUs.) A case needing WORK
+from outside did not reach the worker when tried: its affinity is reset on the way, perhaps
+when it joins the run's cgroup.) A case needing WORK
 seconds of CPU then takes more than its wall allowance in elapsed time, which only the credited
 run-queue wait keeps from being a timeout. The answers are large (about 2 MB each), so each
 record crosses PID 1's relay while the CPU is contended and while the judge's checker process
