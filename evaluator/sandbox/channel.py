@@ -147,9 +147,8 @@ def fit_pipe(fd: int, size: int) -> int:
     pages only as data is written (charged to the writer's memory cgroup), so an idle large
     pipe costs nothing, and a full one at most its capacity."""
     tries = [size]
-    with contextlib.suppress(OSError, ValueError):
-        with open("/proc/sys/fs/pipe-max-size", "rb") as fh:
-            tries.append(min(size, int(fh.read())))
+    with contextlib.suppress(OSError, ValueError), open("/proc/sys/fs/pipe-max-size", "rb") as fh:
+        tries.append(min(size, int(fh.read())))
     for want in tries:
         try:
             return fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, want)

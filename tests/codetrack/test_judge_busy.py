@@ -16,7 +16,6 @@ checks the previous one.
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
