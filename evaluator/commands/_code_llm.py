@@ -19,7 +19,9 @@ from evaluator.commands._options import (
     add_sampling_options,
     context_tokens_option,
 )
-from evaluator.commands.code import _board, _board_folder, _csv
+from evaluator.commands._options import code_board as _board
+from evaluator.commands._options import code_board_folder as _board_folder
+from evaluator.commands._options import csv_list as _csv
 from evaluator.errors import ConfigError
 
 

@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.commands import GROUPS
+from evaluator.commands._options import code_board as _board
+from evaluator.commands._options import code_board_folder as _board_folder
+from evaluator.commands._options import csv_list as _csv
 from evaluator.errors import ConfigError
 from evaluator.submission.identity import ENTRANTS
 
@@ -157,10 +160,6 @@ def cmd_discrimination(args: argparse.Namespace) -> int:
                  if args.published else None)
     print(render(table_rows(now, before, published)))
     return 0
-
-
-def _csv(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _set_options(p: argparse.ArgumentParser) -> None:
@@ -477,21 +476,6 @@ def _secret_seed(args: argparse.Namespace) -> dict[str, Any]:
     files = solution_files(Path(args.solutions), None, all_problems(), error=Rejection)
     digest = submission_digest({f"{pid}.py": path for pid, path in files.items()})
     return case_seed(_board_folder(args, board.slug), board.slug, board.version, digest)
-
-
-def _board(args: argparse.Namespace, slug: str | None = None) -> Any:
-    from evaluator.codetrack.board import BOARDS
-
-    slug = slug or args.board
-    if slug not in BOARDS:
-        raise ConfigError(f"{slug!r} is not a code-track board; choose one of {sorted(BOARDS)}")
-    return BOARDS[slug]
-
-
-def _board_folder(args: argparse.Namespace, slug: str) -> Path:
-    from evaluator.paths import repo_root
-
-    return repo_root(args.root) / "competitions" / slug
 
 
 def cmd_commit_seed(args: argparse.Namespace) -> int:
