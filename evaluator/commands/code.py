@@ -3,12 +3,14 @@
 Verbs: `generate` (seeded case set), `judge` (sandboxed batch judge), `report` (pass rates with
 baselines, Markdown/CSV/JSON), `import-grapheval` (the published cases, flagged),
 `discrimination` (constant and wrong-solution pass shares), `submit-score` (a participant's
-solutions on digest-seeded cases -> one ledger row), and `llm run|score` (LLMs on the code
-track: `run` drives the LLM track's providers and repair loop over code-track
-problems, visible practice cases as the test and failed visible cases as feedback, then judges
-the final solutions on hidden cases exactly like `submit-score`; `score` re-does only that
-final judging of a model's run folder, and `seed` derives the secret case seed it needs once
-the board's version commits to one, in a separate process that runs no model code).
+solutions on digest-seeded cases, or with `--secret` on the platform's secret cases -> one
+ledger row), `commit-seed|reveal-seed` (the board version's case secret), and `llm
+run|seed|score` (LLMs on the code track, `commands/_code_llm.py`: `run` drives the LLM
+track's providers and repair loop over code-track problems, visible practice cases as the
+test and failed visible cases as feedback, then judges the final solutions on hidden cases
+exactly like `submit-score`, unless the board's version commits to a case secret; `seed`
+derives that secret seed in a separate process that runs no model code, and `score` does the
+final judging of a model's run folder with it).
 Exit codes: 0 ok, 1 the submission is at fault (`submit-score`; `llm run`: no problem produced
 runnable code), 2 usage, configuration, provider or sandbox problems (nothing is blamed on the
 model).
