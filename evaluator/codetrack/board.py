@@ -156,9 +156,17 @@ def board_page(board: CodeBoard, rows: list[dict[str, Any]], *, table: list[Entr
             "cases": int(s.get("cases", 0)), "solved": int(s.get("problems_solved", 0)),
             "problems": int(s.get("problems", 0)), "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
+            "digest_seeded": digest_seeded(r),
         })
     return render("leaderboard_codetrack.md.j2", board=board, entries=entries,
                   interval_note=interval_note(board, [e.row for e in shown]), **context)
+
+
+def digest_seeded(row: dict[str, Any]) -> bool:
+    """Was the row judged on cases seeded by its files' digest alone (before its version
+    committed to a case secret)? Such cases were computable by whoever held the files, so the
+    board marks the row instead of presenting it as judged like the rest."""
+    return (row.get("declared") or {}).get("seed_source") == "digest"
 
 
 def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any]:
@@ -181,7 +189,8 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
             "primary": s.get("pass_rate"), "interval": interval_bounds(r, "pass_rate"),
             "submissions": e.submissions,
             "date": (r.get("submitted_at") or r.get("scored_at") or "")[:10],
-            "cells": [f"{100 * float(s.get('pass_rate', 0)):.2f} %",
+            "cells": [f"{100 * float(s.get('pass_rate', 0)):.2f} %"
+                      + (" ᵈ" if digest_seeded(r) else ""),
                       (f"{100 * iv[0]:.2f} – {100 * iv[1]:.2f} %"
                        if (iv := interval_bounds(r, "pass_rate")) else "not recorded"),
                       f"{int(s.get('passed', 0))} / {int(s.get('cases', 0))}",
@@ -228,7 +237,12 @@ def site_page(board: CodeBoard, table: list[Entry], shown: int) -> dict[str, Any
             "files_note": "Per-problem solve rates (entries that pass every case of a problem, "
             "and the share of cases passed) with suite strength, as data:",
             "about": f"Code track {board.slug} version {board.version}: each submission is "
-            "judged on its own generated cases; ranked by pass rate, then problems solved.",
+            "judged on its own generated cases, drawn from its files' sha256 and the version's "
+            "secret (committed in advance, revealed after the version closes); ranked by pass "
+            "rate, then problems solved." + (
+                " ᵈ: judged on cases seeded by the sha256 of its files alone, before the "
+                "version committed to a case secret (cases anyone holding the files could "
+                "compute)." if any(digest_seeded(e.row) for e in table[:shown]) else ""),
             "columns": ["pass rate", "95 % interval (problems resampled)", "passed / cases",
                         "problems solved"], "entries": entries,
             "sections": sections}

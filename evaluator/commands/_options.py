@@ -1,5 +1,5 @@
 """Helpers several verbs share: the repository option, key loading, the push credentials,
-the LLM endpoint options.
+the LLM endpoint options, the code-track board a `gnncb code` action works on.
 
 Why one module: every verb must find and name its repository the same way (`--root`), `gnncb
 ci`, `gnncb ledger` and `gnncb competition reveal` must load keys the same way (rotation
@@ -169,3 +169,24 @@ def context_tokens_option(args: argparse.Namespace) -> int | None:
     if value is not None and value < 1:
         raise ConfigError(f"--context-tokens {value}: must be positive")
     return value
+
+
+def csv_list(text: str) -> list[str]:
+    """A comma-separated option value (problem ids, models) as a list, blanks dropped."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def code_board(args: argparse.Namespace, slug: str | None = None) -> Any:
+    """The code-track board named by `slug` (else `--board`), or a ConfigError listing them
+    (`gnncb code` and `gnncb code llm` share it)."""
+    from evaluator.codetrack.board import BOARDS
+
+    slug = slug or args.board
+    if slug not in BOARDS:
+        raise ConfigError(f"{slug!r} is not a code-track board; choose one of {sorted(BOARDS)}")
+    return BOARDS[slug]
+
+
+def code_board_folder(args: argparse.Namespace, slug: str) -> Path:
+    """competitions/<slug> of the repository the command works on (--root)."""
+    return repo_root(args.root) / "competitions" / slug

@@ -17,6 +17,7 @@ from evaluator.ci.code.result import CodeResult, read_code_result, write_code_re
 from evaluator.ci.code.score import judge_code_pr
 from evaluator.ci.predictions.publish import Published
 from tests.helpers.arena import Arena, Sleeps, client, git
+from tests.helpers.codetrack import copy_board
 from tests.helpers.fake_github import BOT_LOGIN, READ_TOKEN, WRITE_TOKEN, FakeGitHub
 from tests.helpers.paths import REPO
 
@@ -69,12 +70,22 @@ def code_files(login: str, solutions: dict[str, bytes] | None = None,
     return files
 
 
-def add_code_folder(arena: Arena) -> None:
-    """Open the graph-coding track in the arena's repository (its README, as shipped)."""
+def add_code_folder(arena: Arena, master: str | None = None) -> None:
+    """Open the graph-coding track in the arena's repository.
+
+    With `master`: the repository's folder as deployed, its case-seed commitment made again
+    from that throwaway secret (`tests.helpers.codetrack.copy_board`: a fresh clone has no
+    deployed master, and no arena row is judged under the deployed commitment), so the keyed
+    seed job holding `master` hands the judge secret seeds. Without: the README only, a board
+    whose version commits to no secret (digest seeds), for the tests of what does not depend
+    on where the seed comes from."""
     work = arena.clone()
-    dest = work / "competitions" / SLUG
-    dest.mkdir(parents=True)
-    shutil.copy(REPO / "competitions" / SLUG / "README.md", dest / "README.md")
+    if master is not None:
+        copy_board(work, master)
+    else:
+        dest = work / "competitions" / SLUG
+        dest.mkdir(parents=True)
+        shutil.copy(REPO / "competitions" / SLUG / "README.md", dest / "README.md")
     git(work, "add", "competitions")
     git(work, "commit", "-q", "-m", "open the code track")
     git(work, "push", "-q", "origin", "main")

@@ -290,7 +290,7 @@ def test_llm_campaign_report_command_survives_a_space(tmp_path, keypair, monkeyp
 
 def test_code_llm_run_judge_later_command_survives_a_space(tmp_path, monkeypatch, capsys):
     import evaluator.codetrack.llmrun.repair as repair
-    import evaluator.commands.code as code_cmd
+    import evaluator.commands._code_llm as code_cmd
     import evaluator.llm.session as session
 
     monkeypatch.setattr(code_cmd, "_provider", lambda args: (object(), None))

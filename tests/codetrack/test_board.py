@@ -52,7 +52,9 @@ def test_board_ranks_by_pass_rate_and_ties_share_a_rank() -> None:
             code_row("tie-b", {"lc997": full}, participant_id=3),
             code_row("top", {"lc997": full, "lc1557": cases_of("lc1557")}, participant_id=4)]
     lines = [ln for ln in board_page(BOARD, rows).splitlines() if ln.startswith("| ")][2:]
-    ranks = [(ln.split("|")[1].strip(), ln.split("|")[2].strip()) for ln in lines]
+    # (the helper's rows are digest-seeded, so each name carries the board's ᵈ mark)
+    ranks = [(ln.split("|")[1].strip(), ln.split("|")[2].strip().removesuffix(" ᵈ"))
+             for ln in lines]
     assert ranks == [("1", "top"), ("2", "tie-a"), ("2", "tie-b"), ("4", "low")]
 
 
@@ -78,6 +80,38 @@ def test_leaderboard_render_cli_includes_the_board(tmp_path: Path) -> None:
     assert "bob" in (ledger.parent / "graph-coding.md").read_text()
     index = (ledger.parent / "README.md").read_text()
     assert "(graph-coding.md)" in index and "bob" in index
+
+
+def test_rows_judged_before_the_case_secret_are_marked(tmp_path: Path) -> None:
+    """A row judged on digest-seeded cases (computable by whoever held the files: graph-coding
+    v1's rows before its case-seed commitment) is marked ᵈ on the markdown board and the site
+    page; a row drawn under the commitment is not, and without a marked row no note is
+    shown."""
+    from evaluator.ledger.ranking import standings
+
+    competitions = tmp_path / "competitions"
+    shutil.copytree(ROOT / "competitions" / "graph-coding", competitions / "graph-coding")
+    ledger = tmp_path / "leaderboard" / "ledger.jsonl"
+    ledger.parent.mkdir()
+    old = code_row("early", {"lc997": 2}, participant_id=1)
+    new = code_row("later", {"lc997": 1}, participant_id=2)
+    new["declared"]["seed_source"] = "secret+digest"
+    new["case_commitment"] = "c" * 64
+    argv = ["leaderboard", "render", "--ledger", str(ledger), "--competitions",
+            str(competitions)]
+    for rows, marked in (([old, new], True), ([new], False)):
+        ledger.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        assert main(argv) == 0
+        page = (ledger.parent / "graph-coding.md").read_text()
+        assert "| later |" in page
+        assert ("| early ᵈ |" in page) is marked
+        assert ("ᵈ judged on cases seeded by the sha256 of its files alone" in page) is marked
+        site = BOARD.site_page(rows, standings(BOARD, rows))
+        cells = {e["participant"]: e["cells"][0] for e in site["entries"]}
+        assert not cells["later"].endswith("ᵈ")
+        assert ("ᵈ" in site["about"]) is marked
+        if marked:
+            assert cells["early"].endswith(" ᵈ")
 
 
 # -- lint ---------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from evaluator.codetrack.llmrun.prompting import (
 from evaluator.codetrack.llmrun.repair import best_attempt
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger.store import Ledger
-from tests.helpers.codetrack import KAHN
+from tests.helpers.codetrack import KAHN, digest_seeded_root
 from tests.helpers.llm import (
     API_KEY,
     ISOLATION,
@@ -65,6 +65,10 @@ NO_CODE = "<plan>\nUse a topological sort.\n</plan>\nI will not write the code.\
 @pytest.fixture(autouse=True)
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GNNCB_CACHE", str(tmp_path / "cache"))
+    # These runs test the loop and the hidden judge, not the seed's source: a board with no
+    # committed case secret (the repository's commits one; its two-step judging is
+    # tests/codetrack/test_llm_secret_cases.py's)
+    monkeypatch.setenv("GNNCB_ROOT", str(digest_seeded_root(tmp_path)))
     monkeypatch.setenv("GNNCB_TEST_LLM_KEY", API_KEY)
     return tmp_path / "cache"
 

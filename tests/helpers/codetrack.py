@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from evaluator.cli import main
 from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan, seed_from_digest
 from evaluator.codetrack.intervals import row_interval
 from evaluator.codetrack.problem import all_problems
+from tests.helpers.paths import REPO, SHARED
 
 # A correct lc207 solution: Kahn's algorithm, all courses finish iff the graph is acyclic.
 KAHN = """\
@@ -71,6 +74,53 @@ def code_row(participant: str, passed: dict[str, int], *, digest: str | None = N
     }
     row["intervals"] = {"pass_rate": row_interval(row, slug="graph-coding", version=1)}
     return row
+
+
+# -- the deployed case-seed commitment (competitions/graph-coding/case-seed.json) -------------
+
+BOARD = REPO / "competitions" / "graph-coding"
+STAND_IN_LABEL = b"gnncb-code-case-master"  # docs/maintainers.md, "The case secret"
+
+
+def stand_in_code_seed() -> str | None:
+    """The stand-in deployment's GNNCB_CODE_SEED as docs/maintainers.md derives it (HMAC-SHA256
+    of a fixed label under the build seed of ../shared/secrets), or None without ../shared (a
+    fresh clone: tests needing the deployed master then skip)."""
+    path = SHARED / "secrets" / "build-seed.txt"
+    if not path.is_file():
+        return None
+    build_seed = path.read_text(encoding="utf-8").strip()
+    return hmac.new(build_seed.encode(), STAND_IN_LABEL, hashlib.sha256).hexdigest()
+
+
+def copy_board(root: Path, master: str | None = None) -> Path:
+    """The repository's graph-coding folder copied into a scratch repository `root` (with an
+    empty leaderboard/). With `master`, its case-seed commitment is made again from that
+    throwaway secret through `gnncb code commit-seed`: legitimate in a copy, since no row of it
+    is judged under the deployed commitment, and it lets a fresh clone (no ../shared, so no
+    deployed master) judge on secret cases. Without `master` the deployed commitment stays."""
+    folder = root / "competitions" / "graph-coding"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    (root / "leaderboard").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(BOARD, folder, ignore=shutil.ignore_patterns("submissions", "release"))
+    if master is not None:
+        (folder / "case-seed.json").unlink()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("GNNCB_CODE_SEED", master)
+            assert main(["code", "commit-seed", "--root", str(root)]) == 0
+    return folder
+
+
+def digest_seeded_root(tmp: Path) -> Path:
+    """A scratch repository whose graph-coding board commits no case secret (its README
+    only): for tests of what does not depend on the seed's source, and for reproducing rows
+    judged before the deployed commitment existed (their cases were seeded by the digest)."""
+    root = tmp / "digest-seeded-repo"
+    folder = root / "competitions" / "graph-coding"
+    folder.mkdir(parents=True, exist_ok=True)
+    (root / "leaderboard").mkdir(exist_ok=True)
+    shutil.copy(BOARD / "README.md", folder / "README.md")
+    return root
 
 
 PROBLEMS = "lc207,lc1971,lc997"

@@ -32,6 +32,7 @@ from evaluator.cli import main
 from evaluator.codetrack.problem import get_problem
 from evaluator.ledger.store import Ledger, active_submissions
 from evaluator.llm.parse import parse_response
+from tests.helpers.codetrack import digest_seeded_root
 from tests.helpers.llm import UNSANDBOXED_FLAGS, in_repository, read_json
 from tests.helpers.paths import REPO
 
@@ -61,6 +62,16 @@ def committed_row(participant: str, digest: str) -> dict:
     return {k: v for k, v in rows[-1].items() if k != "rescored_at"}
 
 
+@pytest.fixture()
+def before_the_commitment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The committed code row was judged on digest-seeded cases, before graph-coding v1
+    committed to a case secret (its row says `seed_source: digest`): it is reproduced on a
+    board as it was then, with no commitment. A new run on the repository's board is judged
+    on secret cases (tests/codetrack/test_llm_secret_cases.py)."""
+    monkeypatch.setenv("GNNCB_ROOT", str(digest_seeded_root(tmp_path)))
+
+
+@pytest.mark.usefixtures("before_the_commitment")
 def test_code_track_replays_to_the_committed_ledger_row(tmp_path: Path):
     spec = campaign()["code"]
     ledger = tmp_path / "ledger.jsonl"
@@ -97,6 +108,7 @@ def test_code_track_replays_to_the_committed_ledger_row(tmp_path: Path):
             assert summary.get(key) == committed.get(key), (problem, key)
 
 
+@pytest.mark.usefixtures("before_the_commitment")
 def test_code_row_is_reproduced_from_the_recorded_answers(tmp_path: Path):
     """Without any replay of the conversation: each submitted problem's final answer is taken
     from its recording, parsed by today's parser, and judged by today's hidden judge (cases
@@ -125,6 +137,7 @@ def test_code_row_is_reproduced_from_the_recorded_answers(tmp_path: Path):
     expected = committed_row(spec["participant"], spec["digest"])
     strip = {k: None for k in VOLATILE}
     assert row["digest"] == spec["digest"]
+    assert row["declared"]["seed_source"] == "digest" and "case_commitment" not in row
     assert {**as_committed(row), **strip} == {**expected, **strip}
 
 

@@ -1,12 +1,14 @@
 """evaluate-code.yml on act: a code-track pull request from the event to the bot's answer.
 
 The jobs run as two act runs sharing one artifact server folder, each with only its own secrets:
-the seed job (keyed on GitHub; this repository commits no case-seed commitment, so it hands on
-an answer without a seed) and the judge it feeds, with a read-only token and no secret at all
-(the judge runs participant code, in the sandbox, under sudo), then the publish job alone
-(tests/helpers/act.py: `job_alone`) with the write token. What a maintainer checks: the judge
-wrote nothing, the verdict artifact, the ledger row and commit on origin, the board, the
-comment, the label and the closed PR.
+the seed job, which alone reads the case secret GNNCB_CODE_SEED (the board is the repository's
+graph-coding folder as deployed, its `case-seed.json` re-committed to a throwaway master: a
+fresh clone has no deployed one), and the judge it feeds, with a read-only token and no secret
+at all (the judge runs participant code, in the sandbox, under sudo), then the publish job
+alone (tests/helpers/act.py: `job_alone`) with the write token. What a maintainer checks: the
+judge wrote nothing, the seed artifact holds the seed and not the secret, the verdict was
+judged on secret cases under the committed commitment, the ledger row and commit on origin,
+the board, the comment, the label and the closed PR.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import json
 import pytest
 
 from evaluator.ci.comment import MARKER_PREFIX
+from evaluator.codetrack.cases import seed_from_digest
+from evaluator.codetrack.caseseed import version_secret
 from tests.ci.helpers import LC997, LC1557_WRONG, add_code_folder, code_files, needs_sandbox
 from tests.helpers.act import ActRun
 from tests.helpers.fake_github import READ_TOKEN, WRITE_TOKEN
@@ -23,6 +27,7 @@ from tests.workflows.helpers import Bed, assert_no_key_material, record_timing
 
 pytestmark = needs_sandbox()
 PR = 31
+MASTER = "act-throwaway-case-master-" + "7" * 32
 # act runs what `-j judge` needs first: the seed job (evaluate-code.yml).
 JUDGED = {"seed": "succeeded", "judge": "succeeded"}
 
@@ -30,11 +35,11 @@ JUDGED = {"seed": "succeeded", "judge": "succeeded"}
 @pytest.fixture(scope="module")
 def judged(bed: Bed) -> ActRun:
     """PR #31 (one correct, one wrong solution) through the seed and judge jobs: read-only
-    token only."""
-    add_code_folder(bed.arena)
+    token only, and the case secret (the workflow hands it to the seed job's step alone)."""
+    add_code_folder(bed.arena, MASTER)
     bed.fake.open_pr(PR, "Alice", code_files("Alice", {"lc997": LC997, "lc1557": LC1557_WRONG}))
     return bed.run("evaluate-code.yml", "pull_request_target", bed.pr_event(PR),
-                   {"GITHUB_TOKEN": READ_TOKEN}, job="judge",
+                   {"GITHUB_TOKEN": READ_TOKEN, "GNNCB_CODE_SEED": MASTER}, job="judge",
                    artifacts=bed.tmp / "code-artifacts")
 
 
@@ -59,6 +64,17 @@ def test_judge_reads_only_and_hands_on_the_verdict(bed: Bed, judged: ActRun) -> 
     assert per["lc1557"]["passed"] < per["lc1557"]["cases"]
     assert result["row"]["declared"]["isolation"] == ["full"]  # judged in the sandbox
     assert_no_key_material(verdict, bed)
+    # judged on the cases the keyed seed job derived under the committed secret
+    seed = json.loads(judged.artifact("gnncb-case-seed")["seed.json"])
+    committed = json.loads(bed.arena.show("competitions/graph-coding/case-seed.json") or "{}")
+    row = result["row"]
+    assert row["declared"]["seed_source"] == "secret+digest"
+    assert (row["seed"], row["digest"]) == (seed["seed"], seed["digest"])
+    assert row["case_commitment"] == seed["case_commitment"] == committed["commitment"]
+    assert row["seed"] != seed_from_digest(row["digest"])
+    secret = version_secret(MASTER.encode(), "graph-coding", 1).hex()
+    for text in (verdict["result.json"].decode(), json.dumps(seed)):
+        assert MASTER not in text and secret not in text
 
 
 def test_code_pr_is_recorded_answered_and_closed(bed: Bed, judged: ActRun,

@@ -5,9 +5,12 @@ participant. Its final `solution.py` files are laid out as a participant's pull 
 hold them (`code-submission/solutions/<problem>.py` + `metadata.json` with entrant `llm-api`
 and the model id) and scored by `evaluator.codetrack.submission.score_submission`, the function
 `gnncb code submit-score` and the pull-request pipeline call: the hidden cases are generated
-from the files' content digest, judged in the sandbox, and the row has the same fields as every
-other code-track row. The LLM facts (prompt variant and template hash, tokens, repair depths) are
-added under `declared.llm`, as the LLM track does. The hidden results are then written back
+from the files' content digest (and, once the board's version commits to a case secret, from
+`seed_for(secret, digest)`: the seed a keyed step derived for these files, `final_digest`),
+judged in the sandbox, and the row has the same fields as every other code-track row (with
+the commitment it was drawn under, so `gnncb verify` checks it after the reveal like a pull
+request's). The LLM facts (prompt variant and template hash, tokens, repair depths) are added
+under `declared.llm`, as the LLM track does. The hidden results are then written back
 into each problem's run summary (status `scored`).
 """
 
@@ -21,7 +24,7 @@ from typing import Any
 
 from evaluator.codetrack.judge import JudgeConfig
 from evaluator.codetrack.llmrun.repair import ENTRANT, SOLUTION
-from evaluator.codetrack.submission import score_submission
+from evaluator.codetrack.submission import score_submission, submission_digest
 from evaluator.errors import ConfigError
 from evaluator.ledger.store import Ledger
 from evaluator.llm.runlog import SEALED, now_iso, read_summary, write_json, write_summary
@@ -76,19 +79,38 @@ def _method(protocol: dict[str, Any], visible_per_cell: set[int]) -> str:
             f"visible practice cases (k<={protocol['repairs_allowed']}, {per_cell}/cell)")
 
 
-def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell: int = 10,
-                jobs: int = 2, problems: Sequence[str] | None = None,
-                ledger: Path | None = None,
-                echo: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Judge the final solutions of `model_dir` (runs/<campaign>/<model>) on their hidden,
-    digest-seeded cases; write `code-submission/row.json`, append it to `ledger` if given,
-    and mark each problem run `scored`. `config`, `per_cell` and `jobs` are the hidden judge's
-    limits, as for any submission."""
-
+def final_runs(model_dir: Path, problems: Sequence[str] | None = None
+               ) -> list[tuple[Path, dict[str, Any]]]:
+    """The runs whose final solutions form the model's submission (one protocol), or a
+    ConfigError naming what is missing."""
     runs = code_runs(model_dir, problems)
     if not runs:
         raise ConfigError(f"{model_dir}: no code-track run with a final solution "
                           "(code-<problem>/summary.json with status sealed or scored)")
+    _protocol(runs)
+    return runs
+
+
+def final_digest(model_dir: Path, problems: Sequence[str] | None = None) -> str:
+    """The digest the submission of these final solutions will have (what `score_model`
+    lays out as `solutions/<problem>.py`), computed from the files as data: the keyed step
+    that derives the secret case seed reads the model's code but never runs it."""
+    return submission_digest({f"{s['problem']}.py": run / SOLUTION
+                              for run, s in final_runs(model_dir, problems)})
+
+
+def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell: int = 10,
+                jobs: int = 2, problems: Sequence[str] | None = None,
+                ledger: Path | None = None, case_seed: dict[str, Any] | None = None,
+                echo: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Judge the final solutions of `model_dir` (runs/<campaign>/<model>) on their hidden
+    cases; write `code-submission/row.json`, append it to `ledger` if given, and mark each
+    problem run `scored`. `config`, `per_cell` and `jobs` are the hidden judge's limits, as
+    for any submission. `case_seed`: {digest, seed, case_commitment} derived for
+    `final_digest(model_dir, problems)` under the board's committed secret (the row then
+    records the commitment, as a pull request's does); None: digest-seeded cases."""
+
+    runs = final_runs(model_dir, problems)
     protocol = _protocol(runs)
     folder = Path(model_dir) / SUBMISSION_DIR
     if (folder / "solutions").exists():
@@ -102,7 +124,7 @@ def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell:
     row = score_submission(folder / "solutions", participant=str(protocol["participant"]),
                            entrant=ENTRANT, method=method, model=str(protocol["model"]),
                            per_cell=per_cell, out=folder / "judge", config=config,
-                           jobs=jobs).row
+                           jobs=jobs, case_seed=case_seed).row
     row["declared"]["llm"] = {
         "provider": sorted({s["provider"] for _, s in runs}),
         "prompt_variant": protocol["prompt_variant"],
