@@ -201,6 +201,16 @@ def commitment_problems(folder: Path, slug: str, version: int,
         return [f"{path}: missing, but {len(judged)} submission(s) of {slug} version "
                 f"{version} were judged on cases drawn under it; restore it from git"
                 ] if judged else []
+    if judged:  # after launch, every row of the version is judged under the commitment
+        first = judged[0][0]
+        for lineno, row in enumerate(rows, 1):
+            if (lineno > first and row.get("type") == "submission"
+                    and row.get("slug") == slug and row.get("version") == version
+                    and not isinstance(row.get(FIELD), str)):
+                return [f"ledger line {lineno} (submission {str(row.get('digest'))[:12]}): "
+                        f"judged on digest-seeded cases after {slug} version {version} "
+                        f"committed to a case secret (line {first} was judged under it); "
+                        "remove the line and judge the files again with the secret"]
     for lineno, row in judged:
         if row[FIELD] != data["commitment"] or data["version"] != version:
             return [f"{path}: the case-seed commitment changed after launch: ledger line "

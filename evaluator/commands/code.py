@@ -529,8 +529,20 @@ def cmd_reveal_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_submit_score(args: argparse.Namespace) -> int:
+    from evaluator.codetrack.caseseed import commitment_path, current_commitment
     from evaluator.ledger.store import Ledger
 
+    if args.ledger and not args.secret:
+        # A board that commits to a case secret takes rows judged under it only: a row on
+        # digest-seeded cases (which anyone can compute) must not join it by hand either.
+        board = _board(args, "graph-coding")
+        folder = _board_folder(args, board.slug)
+        if current_commitment(folder, board.slug, board.version) is not None:
+            raise ConfigError(f"{board.slug} version {board.version} draws its cases from a "
+                              f"committed secret ({commitment_path(folder)}): a row judged "
+                              "without it cannot join its ledger; maintainers add --secret "
+                              "(needs $GNNCB_CODE_SEED), participants leave out --ledger to "
+                              "score locally")
     row = score_submission(args).row
     written = Ledger(args.ledger).append(row) if args.ledger else False
     if args.json:

@@ -165,3 +165,32 @@ def test_a_commitment_changed_after_launch_fails_lint(repo, monkeypatch, capsys)
     assert "case-seed commitment changed after launch" in out and "ledger line 1" in out
     code, out = _run(capsys, "verify", "--root", repo)
     assert code == 1 and "changed after launch" in out
+
+
+def test_no_digest_seeded_row_joins_a_committed_board(repo, capsys):
+    """After launch, a row judged on digest-seeded cases (which the participant could
+    compute) is refused by `submit-score --ledger` before any judging, and one appended by
+    hand fails lint and verify, naming its line."""
+    ledger = repo / "leaderboard" / "ledger.jsonl"
+    before = ledger.read_bytes()
+    solutions = repo.parent / "sub2" / "solutions"
+    solutions.mkdir(parents=True)
+    (solutions / "lc207.py").write_text(KAHN + "\n# another digest\n")
+    code, out = _run(capsys, "code", "submit-score", "--root", repo, "--solutions", solutions,
+                     "--participant", "octo", "--per-cell", "1", "--no-memory",
+                     "--ledger", ledger)
+    assert code == 2
+    assert "committed secret" in out and "--secret" in out
+    assert ledger.read_bytes() == before  # nothing recorded
+    row = _row(repo)
+    row.pop("case_commitment")
+    row["declared"]["seed_source"] = "digest"
+    row["digest"] = "d" * 64
+    row["seed"] = seed_from_digest(row["digest"])
+    with ledger.open("a") as fh:
+        fh.write(json.dumps(row, sort_keys=True, separators=(",", ":")) + "\n")
+    code, out = _run(capsys, "competition", "lint", "graph-coding", "--root", repo)
+    assert code == 1
+    assert "ledger line 2 (submission dddddddddddd)" in out and "digest-seeded" in out
+    code, out = _run(capsys, "verify", "--root", repo)
+    assert code == 1 and "ledger line 2" in out and "digest-seeded" in out
