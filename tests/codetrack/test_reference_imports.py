@@ -16,9 +16,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evaluator import sandbox
 from evaluator.codetrack.judge import reference_solution
 from evaluator.codetrack.problem import all_problems
+
+pytestmark = pytest.mark.slow  # ~1 s: copies the package, imports 40 modules in a child
 
 HEAVY = ("networkx", "numpy", "scipy")
 NEEDED = {"lc3017": ["numpy"]}  # its reference is vectorised with NumPy
