@@ -15,15 +15,16 @@ not a graph of the drawn nodes (a grid, a street, a parent array) builds its own
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
-from evaluator.codetrack.graphgen import has_cycle
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def digraph_of(n: int, arcs: Iterable[Sequence[int]], offset: int = 0) -> nx.DiGraph:
     """Nodes `0..n-1` and the arcs, ids shifted down by `offset` (1 for 1-based inputs)."""
+    import networkx as nx
+
     D = nx.DiGraph()
     D.add_nodes_from(range(n))
     D.add_edges_from((a[0] - offset, a[1] - offset) for a in arcs)
@@ -33,6 +34,8 @@ def digraph_of(n: int, arcs: Iterable[Sequence[int]], offset: int = 0) -> nx.DiG
 def graph_of(n: int, edges: Iterable[Sequence[int]], offset: int = 0, multi: bool = False
              ) -> nx.Graph:
     """Nodes `0..n-1` and the edges (a MultiGraph when repeated edges mean something)."""
+    import networkx as nx
+
     G = nx.MultiGraph() if multi else nx.Graph()
     G.add_nodes_from(range(n))
     G.add_edges_from((e[0] - offset, e[1] - offset) for e in edges)
@@ -51,6 +54,8 @@ def functional_digraph(edges: Sequence[int]) -> nx.DiGraph:
 
 def pairs_digraph(pairs: Sequence[Sequence[int]]) -> nx.DiGraph:
     """Nodes are the ids that occur in some pair (the statement's own definition)."""
+    import networkx as nx
+
     D = nx.DiGraph()
     D.add_edges_from((a, b) for a, b in pairs)
     return nx.convert_node_labels_to_integers(D, ordering="sorted")
@@ -58,12 +63,16 @@ def pairs_digraph(pairs: Sequence[Sequence[int]]) -> nx.DiGraph:
 
 def pairs_graph(pairs: Sequence[Sequence[int]]) -> nx.Graph:
     """`pairs_digraph` with unordered pairs."""
+    import networkx as nx
+
     G = nx.Graph()
     G.add_edges_from((a, b) for a, b in pairs)
     return nx.convert_node_labels_to_integers(G, ordering="sorted")
 
 
 def components(G: nx.Graph) -> int:
+    import networkx as nx
+
     if G.number_of_nodes() == 0:
         return 0
     return (nx.number_weakly_connected_components(G) if G.is_directed()
@@ -72,6 +81,8 @@ def components(G: nx.Graph) -> int:
 
 def subcategory_holds(subcategory: str, G: nx.Graph) -> bool:
     """Whether the input graph has the property its sub-category names."""
+    from evaluator.codetrack.graphgen import has_cycle
+
     if subcategory == "connected":
         return components(G) == 1
     if subcategory == "disconnected":
@@ -86,6 +97,8 @@ def subcategory_holds(subcategory: str, G: nx.Graph) -> bool:
 def input_stats(G: nx.Graph) -> dict[str, Any]:
     """`graph_stats`' figures (the paper's Table 4 terms) measured on the input graph, with
     this module's cycle rule (self-loops and repeated edges count)."""
+    from evaluator.codetrack.graphgen import has_cycle
+
     n = G.number_of_nodes()
     m = G.number_of_edges()
     directed = G.is_directed()

@@ -16,12 +16,13 @@ import pkgutil
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Literal
 
 from evaluator.codetrack.checkers import Checker
 from evaluator.codetrack.costmodel import DEFAULT_RATE
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 CONCEPTS = (
     "topological sort",
@@ -49,9 +50,9 @@ SUBCATEGORIES = ("connected", "disconnected", "cyclic", "acyclic")
 Difficulty = Literal["easy", "medium", "hard"]
 # Build the method's keyword arguments from a generated graph; None = this graph does not fit
 # the problem's input contract (the generator then tries another draw or skips the cell).
-CaseBuilder = Callable[[nx.Graph, random.Random], "dict[str, Any] | None"]
+CaseBuilder = Callable[["nx.Graph", random.Random], "dict[str, Any] | None"]
 # The graph a solution receives, rebuilt from a case's arguments (inputgraph.py).
-InputGraph = Callable[[Mapping[str, Any]], nx.Graph]
+InputGraph = Callable[[Mapping[str, Any]], "nx.Graph"]
 # A classic wrong solution: takes the reference's keyword arguments (discrimination.py).
 Mutant = Callable[..., Any]
 

@@ -24,6 +24,7 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from evaluator.codetrack.checkers import canonical, normalize, set_of_unordered_pairs
 from evaluator.codetrack.graphgen import case_seed, generate_graph
 from evaluator.codetrack.problem import CATEGORIES, SUBCATEGORIES, Problem, all_problems
 from evaluator.codetrack.problems.undirected_common import (
@@ -457,6 +458,31 @@ def test_bridge_checker_ignores_order_and_orientation():
     answer = solve("lc1192", args)
     flipped = [pair[::-1] for pair in reversed(answer)]
     assert PROBLEMS["lc1192"].checker(args, answer, flipped).ok
+
+
+def test_pair_checker_keys_as_the_canonical_json_of_the_sorted_pair():
+    """The pair checker's fast key (each item encoded once) decides as the definition it
+    writes out, canonical(sorted(pair, key=canonical)), on every kind of JSON item: `True` is
+    not `1`, `1.0` is not `1`, equal items, strings that sort unlike their encodings."""
+
+    def canon(value):  # the canonical text as JSON defines it
+        return json.dumps(normalize(value), sort_keys=True, separators=(",", ":"))
+
+    def spec(answer):
+        return {canon(sorted(normalize(p), key=canon)) for p in answer}
+
+    items = [0, 1, 2, 10, -3, True, False, 1.0, 2.5, None, "1", "é", 'a"b', [1, 2], [2, 1],
+             {"b": 1, "a": [True]}, 10**30]
+    pairs = [[a, b] for a in items for b in items]
+    for expected in ([[0, 1], [2, 10]], [[True, 1]], [["1", 1]], [[10**30, 2.5]]):
+        for i in range(len(pairs) - 1):
+            actual = [pairs[i], pairs[i + 1]]
+            want = spec(actual) == spec(expected) and len(spec(actual)) == len(actual)
+            assert set_of_unordered_pairs({}, expected, actual).ok == want, (expected, actual)
+        flipped = [p[::-1] for p in reversed(expected)]
+        assert set_of_unordered_pairs({}, expected, flipped).ok
+    for item in items:
+        assert canonical(item) == canon(item)
 
 
 # ------------------------------------------------------------------------- published labels

@@ -11,12 +11,13 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.inputgraph import digraph_of
 from evaluator.codetrack.problem import CATEGORIES, cells
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 TYPING_IMPORT = "from typing import List\n\n\n"
 
@@ -40,6 +41,8 @@ DAG_CELLS_NOTE = (
 
 def as_digraph(G: nx.Graph) -> nx.DiGraph:
     """Copy of `G` as a simple digraph on `0..n-1` (sorted relabelling, self-loops dropped)."""
+    import networkx as nx
+
     if not G.is_directed():
         raise ValueError("directed problems need a directed graph (generate with directed=True)")
     nodes = sorted(G.nodes())
@@ -74,6 +77,8 @@ def adjacency_lists(n: int, arcs: Iterable[tuple[int, int]], rng: random.Random)
 
 def orient_by_random_order(D: nx.DiGraph, rng: random.Random) -> nx.DiGraph:
     """The DAG whose arcs follow a random node order, on the same undirected shape as D."""
+    import networkx as nx
+
     rank = list(range(D.number_of_nodes()))
     rng.shuffle(rank)
     H = nx.DiGraph()
@@ -84,6 +89,8 @@ def orient_by_random_order(D: nx.DiGraph, rng: random.Random) -> nx.DiGraph:
 
 def dag_view(G: nx.Graph, rng: random.Random) -> nx.DiGraph:
     """G itself when it is a DAG, otherwise its shape re-oriented along a random order."""
+    import networkx as nx
+
     D = as_digraph(G)
     return D if nx.is_directed_acyclic_graph(D) else orient_by_random_order(D, rng)
 
@@ -93,6 +100,8 @@ def spanning_tree_arcs(G: nx.Graph, rng: random.Random) -> list[tuple[int, int]]
 
     None when G is not weakly connected (no spanning tree exists).
     """
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     if n == 0 or not nx.is_weakly_connected(D):
@@ -118,6 +127,8 @@ def one_arc_per_node(
     `keep_a_cycle`, a directed cycle of G (if any) is kept, so cyclic graphs stay cyclic. Half
     of the weakly connected graphs are made connected inputs (`_point_towards`).
     """
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     edges = [-1] * n
@@ -220,6 +231,8 @@ def course_pairs_case(G: nx.Graph, rng: random.Random, dag_share: float = 0.5,
     self-pair `[a, a]` (a course that requires itself: never feasible) is added to
     `self_pair_share` of the acyclic inputs, where it alone decides the answer, and to one
     other input in twenty; one input in ten repeats a pair. The statement allows both."""
+    import networkx as nx
+
     D = as_digraph(G)
     if rng.random() < dag_share:
         D = dag_view(G, rng)
@@ -463,6 +476,8 @@ def is_dag(n: int, arcs: Iterable[Sequence[int]]) -> bool:
 
 def is_oriented_tree(n: Any, arcs: Any) -> bool:
     """n-1 arcs on `0..n-1` whose undirected shape is a tree (connected, no cycle)."""
+    import networkx as nx
+
     if not pairs_in_range(n, arcs) or n < 1 or len(arcs) != n - 1:
         return False
     sets = nx.utils.UnionFind(range(n))

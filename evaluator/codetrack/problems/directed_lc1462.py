@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -24,6 +22,9 @@ from evaluator.codetrack.problems.directed_common import (
     strongly_connected_components,
     successor_lists,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `numCourses` courses with ids `0..numCourses-1`. Each entry `[a, b]` of
@@ -90,6 +91,8 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Arcs of a DAG view are the entries. Queries: ~45 % ask about a reachable pair, ~5 % ask
     about a course and itself, the rest are random pairs (mostly unreachable)."""
+    import networkx as nx
+
     D = dag_view(G, rng)
     n = D.number_of_nodes()
     queries = []

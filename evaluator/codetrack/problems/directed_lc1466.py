@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.directed_common import (
     skip_subcategories,
     spanning_tree_arcs,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n` cities with ids `0..n-1` and `n-1` one-way roads; `connections[i] = [a, b]` is a

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import order_insensitive
 from evaluator.codetrack.inputgraph import digraph_of
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.directed_common import (
     dag_arcs_in_contract,
     dag_only_skips,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A directed acyclic graph has `n` nodes `0..n-1`; each entry `[a, b]` of `edges` is an arc

@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import pairs_graph
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     skip_subcategories,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 `pairs` is a list of pairs `[x, y]` of two different positive integers. A pair says only that

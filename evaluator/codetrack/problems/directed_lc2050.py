@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -24,6 +22,9 @@ from evaluator.codetrack.problems.directed_common import (
     skip_subcategories,
     topological_order,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n` courses numbered `1..n` (one-based). Each entry `[p, q]` of `relations` says that

@@ -5,12 +5,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import Verdict
-from evaluator.codetrack.graphgen import N_MIN, has_cycle
 from evaluator.codetrack.inputgraph import pairs_digraph
 from evaluator.codetrack.problem import Problem, register
 from evaluator.codetrack.problems.directed_common import (
@@ -20,6 +17,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     skip_subcategories,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 `pairs` is a list of distinct pairs `[start, end]` of integers. Rearrange them into a list in
@@ -107,6 +107,8 @@ def check_arrangement(args: Mapping[str, Any], expected: Any, actual: Any) -> Ve
 
 def has_trail(pairs: list[list[int]]) -> bool:
     """An Eulerian trail exists: connected arcs, balanced degrees except one +1/-1 couple."""
+    import networkx as nx
+
     if not pairs:
         return True
     balance: Counter[int] = Counter()
@@ -146,6 +148,8 @@ def _even_circuit(D: nx.DiGraph, rng: random.Random) -> list[tuple[int, int]]:
     the trail runs it (so no pair repeats): odd-degree nodes are paired off along shortest
     paths whose links are removed (every node even), and the largest component left is
     Eulerian; NetworkX gives its circuit. Empty when nothing even is left (a forest)."""
+    import networkx as nx
+
     U = nx.Graph(D.to_undirected())
     U.remove_edges_from(nx.selfloop_edges(U))
     odd = sorted(v for v, d in U.degree() if d % 2)
@@ -166,6 +170,8 @@ def _even_circuit(D: nx.DiGraph, rng: random.Random) -> list[tuple[int, int]]:
 def _lollipop(D: nx.DiGraph) -> list[tuple[int, int]]:
     """A trail for a graph that is nearly a tree: the longest path from a node to a cycle of
     the undirected shape, then once around that cycle (over the cycles of a cycle basis)."""
+    import networkx as nx
+
     U = nx.Graph(D.to_undirected())
     U.remove_edges_from(nx.selfloop_edges(U))
     best: list[int] = []
@@ -184,6 +190,10 @@ def _lollipop(D: nx.DiGraph) -> list[tuple[int, int]]:
 def _path_through(D: nx.DiGraph, rng: random.Random) -> list[tuple[int, int]]:
     """An acyclic input is one simple path (a trail that never returns): the DAG's longest
     path when it has N_MIN nodes, else all its nodes in a topological order."""
+    import networkx as nx
+
+    from evaluator.codetrack.graphgen import N_MIN
+
     path = nx.dag_longest_path(D)
     if len(path) < N_MIN:
         path = list(nx.lexicographical_topological_sort(D, key=lambda _: rng.random()))
@@ -216,6 +226,10 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 
     Why the fallbacks: random walks in planar, sparse and acyclic draws get stuck after 3-19
     nodes, and GraphEval36K's inputs have 20-200 nodes; such inputs test almost nothing."""
+    import networkx as nx
+
+    from evaluator.codetrack.graphgen import N_MIN, has_cycle
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = list(D.edges())

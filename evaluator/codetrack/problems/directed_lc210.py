@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import Verdict
 from evaluator.codetrack.problem import Problem, register
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     topological_order,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `numCourses` courses with ids `0..numCourses-1`. Each entry `[a, b]` of

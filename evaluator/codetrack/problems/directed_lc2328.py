@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.problem import Problem, register
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     skip_subcategories,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 `grid` is a rectangular grid of positive integers with `m` rows and `k` columns. A walk is a
@@ -72,6 +73,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     with a directed path to it, so nodes deep in the graph get large values. None when all
     values are equal (complete or regular digraphs), which would make the answer just m*k.
     A disconnected drawn graph cuts the grid's corner off (see below)."""
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     if n < 4:
@@ -107,6 +110,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
 def grid_arcs(grid: Sequence[Sequence[int]]) -> nx.DiGraph:
     """lc2328: one node per cell, an arc from each cell to every side neighbour holding a
     larger value (the moves of a strictly increasing path)."""
+    import networkx as nx
+
     rows, cols = len(grid), len(grid[0])
     D = nx.DiGraph()
     D.add_nodes_from(range(rows * cols))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import functional_digraph
 from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.directed_common import TYPING_IMPORT, is_int, one_arc_per_node
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A directed graph has `n = len(edges)` nodes `0..n-1`, and every node has at most one outgoing

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -21,6 +19,9 @@ from evaluator.codetrack.problems.directed_common import (
     skip_subcategories,
     spanning_tree_arcs,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A directed graph has `n` nodes `0..n-1` and `n-1` arcs; `edges[i] = [u, v]` is an arc

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.directed_common import (
     dag_only_skips,
     dag_view,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n` teams with ids `0..n-1`. Each entry `[a, b]` of `edges` says that team `a` is

@@ -5,9 +5,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     pairs_in_range,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A network has `n` nodes numbered `1..n`. Each entry `[u, v, w]` of `times` is a one-way link
@@ -81,6 +82,8 @@ def _reach_all(D: nx.DiGraph, rng: random.Random) -> tuple[int, set[tuple[int, i
     """A start in a source component of D's condensation, and arcs from it to one node of
     each other source component, so the start reaches every node of D. (Arcs between source
     components never close a cycle, so DAGs stay DAGs.)"""
+    import networkx as nx
+
     C = nx.condensation(D)
     sources = [sorted(C.nodes[c]["members"]) for c in C if C.in_degree(c) == 0]
     rng.shuffle(sources)
@@ -97,6 +100,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     the fewest arcs loses its arcs. Half the inputs that have a directed cycle get one to
     four self-links (the statement allows them; they never help; a self-loop is a cycle, so no
     label changes), one of them on a node the signal reaches last when it reaches all."""
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = set(D.edges())

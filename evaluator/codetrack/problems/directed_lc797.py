@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import set_of_lists
 from evaluator.codetrack.inputgraph import adjacency_digraph
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_dag,
     is_int,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A directed acyclic graph has `n = len(graph)` nodes `0..n-1`; `graph[u]` lists, without
@@ -111,6 +112,8 @@ def _paths_from(order: list[int], succ: list[list[int]]) -> list[int]:
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Pick a start s with a bounded number of outgoing paths and an end t it reaches (one case
     in ten: an end it does not reach), then relabel s as 0 and t as n-1."""
+    import networkx as nx
+
     D = dag_view(G, rng)
     n = D.number_of_nodes()
     succ = [sorted(D.successors(u)) for u in range(n)]

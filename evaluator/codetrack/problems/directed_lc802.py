@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import adjacency_digraph
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     strongly_connected_components,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A directed graph has `n = len(graph)` nodes `0..n-1`; `graph[u]` lists the nodes `v` that
@@ -77,6 +78,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     both and a node listing itself is a cycle, but drawn graphs have neither, so a solution
     that drops self-loops passed every case. Acyclic draws get no loop (their cell would be
     lost)."""
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = list(D.edges())

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -23,6 +21,9 @@ from evaluator.codetrack.problems.directed_common import (
     strongly_connected_components,
     successor_lists,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n = len(quiet)` people with ids `0..n-1`. Each entry `[a, b]` of `richer` says that

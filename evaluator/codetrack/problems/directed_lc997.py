@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import digraph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.directed_common import (
     is_int,
     pairs_in_range,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n` people with ids `0..n-1`. Each entry `[a, b]` of `trust` says that person `a`
@@ -71,6 +72,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     A judge is trusted by everyone, so it would connect a disconnected graph: on one, the
     candidate is planted inside one weak component only (a judge of its component, not of
     everyone), which keeps the input disconnected and the answer -1 as it must be."""
+    import networkx as nx
+
     D = as_digraph(G)
     n = D.number_of_nodes()
     arcs = set(D.edges())

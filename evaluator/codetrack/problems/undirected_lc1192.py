@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import set_of_unordered_pairs
 from evaluator.codetrack.inputgraph import graph_of
@@ -22,6 +20,9 @@ from evaluator.codetrack.problems.undirected_common import (
     relabel,
     skip_subcategories,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A network has `n` servers numbered `0` to `n - 1`. `connections[i] = [a, b]` is an undirected
@@ -100,6 +101,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Connected graphs only. Dense, complete and regular graphs have no bridge (answer []),
     so two inputs in five get some planted: a ball of nodes is cut off (`carve`) and the
     pieces are joined back in a chain of single edges, each then a bridge."""
+    import networkx as nx
+
     H = relabel(G)
     if H.number_of_nodes() < 2 or not nx.is_connected(H):
         return None

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_simple,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has `n` nodes and the edge list `edges`, where `edges[i] = [u, v]` joins `u`

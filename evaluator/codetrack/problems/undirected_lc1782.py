@@ -6,9 +6,7 @@ import random
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.undirected_common import (
     ids_in_range,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected multigraph has nodes `0..n-1`; `edges[i] = [u, v]` is an edge between two different

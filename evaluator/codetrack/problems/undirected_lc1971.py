@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     ids_in_range,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has nodes `0..n-1`; `edges[i] = [u, v]` joins `u` and `v` (an edge may also
@@ -63,6 +64,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Half the inputs get a ball of nodes cut off (`carve`), so ends can be apart outside
     the disconnected cells too. On a disconnected input the destination lies in another
     component half the time; one case in ten asks about a node and itself."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_simple,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has nodes `0..n-1`, where `n = len(scores)` and node `i` has score
@@ -78,6 +79,8 @@ def _star_forest(H: nx.Graph, rng: random.Random) -> nx.Graph:
     """The stars left of forest H when nodes, in random order, keep the edges to their
     still-free neighbours as the centre of a star: a subgraph of H with no path of three
     edges, so the answer is -1."""
+    import networkx as nx
+
     order = list(H.nodes())
     rng.shuffle(order)
     taken: set[int] = set()
@@ -102,6 +105,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     runs through the triangle, whose nodes fill each other's two best neighbour slots, so it
     needs the third-best neighbour; otherwise keeping two neighbours per node passed 98 % of
     the cases."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 4:

@@ -6,9 +6,7 @@ import random
 import string
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     bfs_tree,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A tree has nodes `0..n-1` and is rooted at node `0`. It is given as `parent`, a list of length
@@ -200,6 +201,8 @@ def _hanging(adj: list[set[int]], root: int, blocked: set[int]) -> tuple[int, in
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Trees only. Small alphabets are common so that equal neighbours actually occur."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1 or not nx.is_tree(H):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_simple,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 There are `n` cities numbered `0` to `n - 1` and `roads[i] = [a, b]` is a two-way road between

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.undirected_common import (
     relabel,
     simple_graph_in_contract,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has nodes `0..n-1`; `edges[i] = [a, b]` joins `a` and `b`, with at most one

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -18,6 +16,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_simple,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has nodes `0..n-1`; `edges[i] = [a, b]` joins `a` and `b`, with at most one
@@ -76,6 +77,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     1..19 nodes and the others for all but up to 10 nodes of the component (at most n - 1,
     so some node is left to block); as node counts are spread evenly over 20..200, the
     answers are then spread about evenly over 1..200. At least one node is always blocked."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 2:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -21,6 +19,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_forest,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A forest (an undirected graph without cycles) has nodes `0..n-1`, where `n = len(vals)`; node `i`
@@ -75,6 +76,8 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Forests only; values come from a small range so that equal values are common."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1 or not nx.is_forest(H):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -20,6 +18,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_tree,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A tree has nodes `0..n-1`, where `n = len(amount)`, and is rooted at node `0`; `edges[i] = [a, b]`
@@ -127,6 +128,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     around 0 give best sums of a few tens of thousands, and two of 400 cases shared one
     (more than the published 1 of 220); a per-case centre spreads the best sums (about the
     centre times the best leaf's depth) over hundreds of thousands."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 2 or not nx.is_tree(H):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_tree,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A country has `n = len(roads) + 1` cities numbered `0..n-1` joined by two-way roads
@@ -68,6 +69,8 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Trees only; seats 1-10 so that car sharing matters (the published seats never did)."""
+    import networkx as nx
+
     H = relabel(G)
     if H.number_of_nodes() < 1 or not nx.is_tree(H):
         return None

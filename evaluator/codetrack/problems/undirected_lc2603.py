@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -22,6 +20,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_tree,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A tree has nodes `0..n-1`, where `n = len(coins)`; `edges[i] = [a, b]` joins `a` and `b`, and
@@ -155,6 +156,8 @@ def _walk_bound(coins: list[int], adj: list[list[int]], component: list[int]) ->
 
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Trees only; the coin density varies so that both pruning phases matter."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1 or not nx.is_tree(H):

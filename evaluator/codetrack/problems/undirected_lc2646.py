@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -19,6 +17,9 @@ from evaluator.codetrack.problems.undirected_common import (
     is_tree,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 A tree has nodes `0..n-1`; `edges[i] = [a, b]` joins `a` and `b`, and node `i` has the
@@ -96,6 +97,8 @@ def in_contract(args: Mapping[str, Any]) -> bool:
 def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     """Trees only. Prices include odd values and 0 (so rounding matters); about one trip in
     ten starts and ends at the same node."""
+    import networkx as nx
+
     H = relabel(G)
     n = H.number_of_nodes()
     if n < 1 or not nx.is_tree(H):

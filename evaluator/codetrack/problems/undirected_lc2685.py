@@ -5,9 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from evaluator.codetrack.checkers import exact
 from evaluator.codetrack.inputgraph import graph_of
@@ -21,6 +19,9 @@ from evaluator.codetrack.problems.undirected_common import (
     ids_in_range,
     relabel,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 An undirected graph has nodes `0..n-1`; `edges[i] = [a, b]` joins `a` and `b`. A pair appears at
@@ -75,6 +76,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     disconnected cells mix complete and incomplete components; generated graphs alone almost
     never contain a complete component larger than one node. One input in five gets up to three
     self-loops, which the statement says to ignore."""
+    import networkx as nx
+
     H = relabel(G)
     if H.number_of_nodes() < 1:
         return None

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from evaluator.codetrack.checkers import exact
-from evaluator.codetrack.graphgen import N_MIN, has_cycle
 from evaluator.codetrack.problem import Problem, cells, register
 from evaluator.codetrack.problems.undirected_common import TYPING_IMPORT, skip_subcategories
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATEMENT = """\
 Houses numbered `1` to `n` stand in a row; for every `i < n` a two-way road of length 1 joins
@@ -66,6 +67,8 @@ def build_case(G: nx.Graph, rng: random.Random) -> dict[str, Any] | None:
     is drawn from N_MIN..MAX_N instead. Why: with the drawn graph's 20..200 houses the 200
     acyclic cases of the paper plan had at most 181 different answers, and one constant
     answered 5 of 900 cases (the published set: 3)."""
+    from evaluator.codetrack.graphgen import N_MIN, has_cycle
+
     n = G.number_of_nodes()
     if not 2 <= n <= MAX_N:
         return None
@@ -89,6 +92,8 @@ def street_graph(n: int, x: int, y: int) -> nx.Graph:
     """lc3017: houses 1..n on a line plus the road x - y, as a simple graph (x == y adds
     nothing and a road beside an existing one, |x - y| = 1, changes no distance), so the
     street has a cycle exactly when |x - y| >= 2."""
+    import networkx as nx
+
     G = nx.Graph()
     G.add_nodes_from(range(n))
     G.add_edges_from((i, i + 1) for i in range(n - 1))
