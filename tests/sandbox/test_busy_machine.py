@@ -24,19 +24,9 @@ import pytest
 
 from evaluator import sandbox
 from evaluator.sandbox import Limits, run
+from tests.sandbox.helpers import CONTENDED, WALL, WORK
 
 pytestmark = pytest.mark.slow
-
-WORK = 0.5  # CPU seconds the program needs
-WALL = 1.5  # the wall limit: over what WORK (+ start-up) needs, under what it takes with 1/4 CPU
-CONTENDED = """
-    import os, time
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    for _ in range(3):
-        if os.fork() == 0:
-            while True:
-                pass
-    """
 
 
 def _run(ws: Path, code: str, wall: float) -> sandbox.SandboxResult:
@@ -86,7 +76,6 @@ def test_the_run_queue_wait_is_read_from_the_kernel() -> None:
     assert sandbox.credited_wall(100.0, 1000.0, 2.0) == 100.0 - 20.0
     assert sandbox.credited_wall(5.0, -1.0, 2.0) == 5.0
     assert sandbox.credited_wall(5.0, 1.5, 2.0) == 3.5
-
 
 
 def test_pid_1s_wait_clock_stays_bound_to_its_process() -> None:

@@ -28,6 +28,7 @@ import pytest
 from evaluator import sandbox
 from evaluator.sandbox import Channel, Limits, Reply, run
 from evaluator.sandbox.channel import fit_pipe
+from tests.sandbox.helpers import CONTENDED, WALL, WORK
 
 CAP = 4 * 1024 * 1024  # the channel's line cap in these runs
 FULL = sandbox.detect_isolation()
@@ -94,18 +95,6 @@ def test_a_reply_fits_the_pipe_and_never_waits_for_a_judge_busy_elsewhere(ws: Pa
         # written in one call (or in a few), whoever reads it and whenever
         assert min(sizes["out"], sizes["in"]) >= allowed, (allowed, sizes["in"], sizes["out"])
         assert reply.elapsed is not None and 0 <= reply.wall <= reply.elapsed
-
-
-CONTENDED = """
-    import os, time
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    for _ in range(3):
-        if os.fork() == 0:
-            while True:
-                pass
-    """
-WORK = 0.5  # CPU seconds the frame needs
-WALL = 1.5  # its wall allowance: more than WORK needs, less than it takes with 1/4 of a CPU
 
 
 @pytest.mark.slow
