@@ -126,6 +126,10 @@ def test_every_mutant_fails_some_case_and_the_reference_none(generated: CaseSet)
         assert figures[pid]["cases"] > 0
         for name, share in figures[pid]["mutants"].items():
             assert share < 1.0, f"{pid}: the mutant '{name}' passes every case"
+    # constant shares alone (what the published comparison reads): same figures, no mutant run
+    alone = measure(generated, FAST[:2], mutants=False)
+    assert {pid: (f["constant"], f["mutants"]) for pid, f in alone.items()} == {
+        pid: (figures[pid]["constant"], {}) for pid in FAST[:2]}
 
 
 @pytest.mark.slow
