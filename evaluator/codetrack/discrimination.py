@@ -83,8 +83,10 @@ def _passes(problem: Problem, mutant: Any, args: dict[str, Any], expected: Any) 
 
 
 def measure(case_set: CaseSet, problems: Sequence[str] | None = None,
-            field: str = "expected") -> dict[str, dict[str, Any]]:
-    """Problem -> cases, constant share and mutant shares (mutants only on `expected`)."""
+            field: str = "expected", mutants: bool = True) -> dict[str, dict[str, Any]]:
+    """Problem -> cases, constant share and mutant shares (mutants only on `expected`, and
+    only when asked: running every mutant on every case is most of the work on a large set,
+    and a comparison of constant shares does not read them)."""
     registry = all_problems()
     out: dict[str, dict[str, Any]] = {}
     for pid in problems or case_set.problem_ids():
@@ -97,7 +99,7 @@ def measure(case_set: CaseSet, problems: Sequence[str] | None = None,
             "cases": len(cases),
             "constant": best_share(hits),
             "hits": hits,  # for equal-size comparisons (`share_at`); not printed
-            "mutants": mutant_shares(problem, cases) if field == "expected" else {},
+            "mutants": mutant_shares(problem, cases) if mutants and field == "expected" else {},
         }
     return out
 

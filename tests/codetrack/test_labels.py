@@ -16,9 +16,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan
+from evaluator.codetrack.cases import CaseSet, make_plan
 from evaluator.codetrack.problem import all_problems
-from tests.helpers.codetrack import FULL_ONE, shared_case_set
+from tests.helpers.codetrack import FULL_ONE, PAPER_THREE, shared_case_set
 
 # the problems whose builders reshape the drawn graph the most, plus one of each input form
 RESHAPING = ["lc997", "lc2360", "lc2374", "lc2876", "lc2924", "lc2097", "lc2328", "lc1719",
@@ -26,8 +26,8 @@ RESHAPING = ["lc997", "lc2360", "lc2374", "lc2876", "lc2924", "lc2097", "lc2328"
              "lc2242", "lc2368"]
 
 
-def label_holds(subcategory: str, G: nx.Graph) -> bool:
-    """The sub-category's meaning, straight from NetworkX (weak connectivity and directed
+def sub_categories(G: nx.Graph) -> dict[str, bool]:
+    """Each sub-category's meaning, straight from NetworkX (weak connectivity and directed
     cycles for digraphs; any cycle, self-loops and parallel edges included, otherwise)."""
     if G.is_directed():
         connected = nx.is_weakly_connected(G)
@@ -38,7 +38,7 @@ def label_holds(subcategory: str, G: nx.Graph) -> bool:
         cyclic = (nx.number_of_selfloops(G) > 0 or simple.number_of_edges() != G.number_of_edges()
                   or not nx.is_forest(simple))
     return {"connected": connected, "disconnected": not connected, "cyclic": cyclic,
-            "acyclic": not cyclic}[subcategory]
+            "acyclic": not cyclic}
 
 
 def check_every_case(case_set: CaseSet, problems: list[str] | None = None) -> int:
@@ -47,8 +47,16 @@ def check_every_case(case_set: CaseSet, problems: list[str] | None = None) -> in
     for pid in problems or case_set.problem_ids():
         for case in case_set.iter_cases(pid):
             G = registry[pid].input_graph(json.loads(case.args_json()))
-            assert label_holds(case.subcategory, G), (case.id, case.subcategory)
+            truth = sub_categories(G)
+            assert truth[case.subcategory], (case.id, case.subcategory)
             stats = case.stats or {}
+            # every figure stored is checked below (test_graphgen.py relies on it: the
+            # statistics are a function of the pinned arguments)
+            assert set(stats) == {"nodes", "edges", "avg_degree", "degree_variance", "density",
+                                  "components", "connected", "has_cycle"}, case.id
+            assert stats["connected"] is truth["connected"], case.id
+            assert stats["has_cycle"] is truth["cyclic"], case.id
+            assert stats["density"] == pytest.approx(nx.density(G), abs=1e-9), case.id
             assert stats["nodes"] == G.number_of_nodes(), case.id
             assert stats["edges"] == G.number_of_edges(), case.id
             weak = (nx.number_weakly_connected_components(G) if G.is_directed()
@@ -69,18 +77,23 @@ def check_every_case(case_set: CaseSet, problems: list[str] | None = None) -> in
 
 
 @pytest.mark.slow
-def test_labels_and_statistics_hold_on_the_reshaped_inputs(
+def test_labels_and_statistics_hold_on_every_problem(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    """On the full plan at --per-cell 1 (shared with test_graphgen.py and test_errata.py)."""
-    case_set = shared_case_set(tmp_path_factory, **FULL_ONE)
+    """Every case of the two shared sets, every problem: the full plan at --per-cell 1 (each
+    valid cell of every problem once) and the paper plan at --per-cell 3 (the paper's cells
+    three times; a cell's first case is the full plan's, so 1,501 distinct inputs). Why
+    shared sets: they are made once per CI run for the byte-identity, errata, discrimination
+    and shrink tests; a set of its own (the full plan at --per-cell 2) cost two minutes."""
+    full = shared_case_set(tmp_path_factory, **FULL_ONE)
+    paper = shared_case_set(tmp_path_factory, **PAPER_THREE)
+    assert set(full.problem_ids()) == set(paper.problem_ids()) == set(all_problems())
+    # the reshaping builders keep every cell of the plan (none is short)
     plan = make_plan("full", [all_problems()[p] for p in RESHAPING], 1)
-    assert check_every_case(case_set, RESHAPING) == sum(sum(c.values()) for c in plan.values())
-
-
-@pytest.mark.slow
-def test_labels_and_statistics_hold_on_every_problem(tmp_path: Path) -> None:
-    case_set = generate_case_set(tmp_path / "set", plan="full", per_cell=2, jobs=2)
-    assert check_every_case(case_set) == case_set.manifest["total"]
+    reshaped = check_every_case(full, RESHAPING)
+    assert reshaped == sum(sum(c.values()) for c in plan.values())
+    rest = [p for p in full.problem_ids() if p not in RESHAPING]
+    assert reshaped + check_every_case(full, rest) == full.manifest["total"]
+    assert check_every_case(paper) == paper.manifest["total"]
 
 
 def test_cells_no_input_can_have_are_skipped_with_a_reason() -> None:

@@ -25,9 +25,10 @@ import pytest
 
 from evaluator.codetrack.cases import CaseSet
 from evaluator.codetrack.graphgen import generate_graph
-from evaluator.codetrack.importer import agreement_lines, agreement_table, import_grapheval
+from evaluator.codetrack.importer import agreement_lines, agreement_table
 from evaluator.codetrack.problem import NoTrueAnswer, all_problems
 from evaluator.codetrack.problems.directed_common import min_reversals_from
+from tests.helpers.codetrack import shared_published_set
 from tests.helpers.paths import REPO
 
 DATA = REPO.parent / "shared" / "datasets" / "grapheval36k" / "data"
@@ -119,7 +120,7 @@ needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} is absent (fr
 def imported(tmp_path_factory: pytest.TempPathFactory) -> CaseSet:
     if not DATA.is_dir():
         pytest.skip(f"{DATA} is absent (fresh clone)")
-    return import_grapheval(DATA, tmp_path_factory.mktemp("gx"), jobs=2)
+    return shared_published_set(tmp_path_factory, DATA)  # shared with test_discrimination.py
 
 
 def spec_figures(summary: dict[str, Any]) -> tuple[int, int, int, int]:

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.codetrack.cases import CaseSet, generate_case_set, make_plan, seed_from_digest
+from evaluator.codetrack.importer import import_grapheval
 from evaluator.codetrack.intervals import row_interval
 from evaluator.codetrack.problem import all_problems
 from tests.helpers.paths import REPO, SHARED
@@ -167,16 +169,32 @@ def shared_case_set(factory: pytest.TempPathFactory, **settings: Any) -> CaseSet
     workers, which share the parent of their base temporary folders, so the first worker to
     ask makes the set under a file lock and the others read it. Without xdist the folder is
     the session's own. Tests must not modify the set."""
-    base = factory.getbasetemp()
-    root = base.parent if base.name.startswith("popen-gw") else base
     key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()
                          ).hexdigest()[:16]
-    dest = root / f"shared-case-set-{key}"
-    with open(root / f"shared-case-set-{key}.lock", "w") as lock:
+    # resumes a set another worker left unfinished; a finished one is only read
+    return _made_once(factory, f"shared-case-set-{key}", lambda dest: generate_case_set(
+        dest, force=not (dest / "manifest.json").is_file(), **settings))
+
+
+def shared_published_set(factory: pytest.TempPathFactory, data: Path) -> CaseSet:
+    """GraphEval36K's published cases of every problem (`import_grapheval` of `data`, the
+    ../shared dataset), imported once per test session like `shared_case_set`.
+
+    Why: the spec-agreement figures and the discrimination comparison both read the whole
+    import (a minute and a half of CPU each to make). Tests must not modify the set."""
+    return _made_once(factory, "shared-grapheval", lambda dest: CaseSet(dest) if (
+        dest / "manifest.json").is_file() else import_grapheval(data, dest, jobs=2, force=True))
+
+
+def _made_once(factory: pytest.TempPathFactory, name: str,
+               make: Callable[[Path], CaseSet]) -> CaseSet:
+    """`make(folder)` under a file lock in the folder all of the session's pytest-xdist
+    workers share (see `shared_case_set`)."""
+    base = factory.getbasetemp()
+    root = base.parent if base.name.startswith("popen-gw") else base
+    with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            # resumes a set another worker left unfinished; a finished one is only read
-            return generate_case_set(dest, force=not (dest / "manifest.json").is_file(),
-                                     **settings)
+            return make(root / name)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
