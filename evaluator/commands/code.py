@@ -534,10 +534,14 @@ def cmd_submit_score(args: argparse.Namespace) -> int:
 
     if args.ledger and not args.secret:
         # A board that commits to a case secret takes rows judged under it only: a row on
-        # digest-seeded cases (which anyone can compute) must not join it by hand either.
+        # digest-seeded cases (which anyone can compute) must not join its ledger by hand
+        # either (lint and verify name one that did). A scratch ledger elsewhere is the
+        # user's own.
         board = _board(args, "graph-coding")
         folder = _board_folder(args, board.slug)
-        if current_commitment(folder, board.slug, board.version) is not None:
+        own = folder.parent.parent / "leaderboard" / "ledger.jsonl"
+        if (Path(args.ledger).resolve() == own.resolve()
+                and current_commitment(folder, board.slug, board.version) is not None):
             raise ConfigError(f"{board.slug} version {board.version} draws its cases from a "
                               f"committed secret ({commitment_path(folder)}): a row judged "
                               "without it cannot join its ledger; maintainers add --secret "

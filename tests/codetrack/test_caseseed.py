@@ -169,8 +169,9 @@ def test_a_commitment_changed_after_launch_fails_lint(repo, monkeypatch, capsys)
 
 def test_no_digest_seeded_row_joins_a_committed_board(repo, capsys):
     """After launch, a row judged on digest-seeded cases (which the participant could
-    compute) is refused by `submit-score --ledger` before any judging, and one appended by
-    hand fails lint and verify, naming its line."""
+    compute) is refused by `submit-score --ledger` into the board's ledger before any judging,
+    and one appended by hand fails lint and verify, naming its line. (A scratch ledger
+    elsewhere takes it: tests/codetrack/test_cli.py.)"""
     ledger = repo / "leaderboard" / "ledger.jsonl"
     before = ledger.read_bytes()
     solutions = repo.parent / "sub2" / "solutions"
