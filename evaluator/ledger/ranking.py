@@ -104,9 +104,14 @@ def _counted(spec: Rankable, mine: list[dict[str, Any]], rows: Iterable[dict[str
     if chosen_rows and active is None:
         active = {m["digest"]: m for m in mine}
     for r in chosen_rows:  # in ledger order: a later choice replaces an earlier one
-        if r["type"] == FINAL_CHOICE:  # the person whose submission it names (a rename kept)
-            owner = next((person(active[d]) for d in r["chosen"] if active and d in active),
-                         str(r["participant"]).lower())
+        if r["type"] == FINAL_CHOICE:
+            # The account behind the row's author: the person of a named submission made under
+            # the row's login (so a later rename keeps the choice). Never the owner of some
+            # other named digest: a row naming someone else's submission must not choose for
+            # them (the writer only names the author's own, but the ledger is also read raw).
+            login = str(r["participant"]).lower()
+            owner = next((person(active[d]) for d in r["chosen"] if active and d in active
+                          and str(active[d]["participant"]).lower() == login), login)
             choice[owner] = list(r["chosen"])
         else:
             choice[person(r)] = list(r["final_choice"])

@@ -53,3 +53,29 @@ def test_other_versions_and_competitions_ignored():
     other = {**sub("9", "z", 1.0, 0.0), "version": 2}
     elsewhere = {**sub("8", "y", 1.0, 0.0), "slug": "other"}
     assert ranks([sub("1", "a", 0.5, 0.1), other, elsewhere]) == [(1, "a")]
+
+
+def final(who, chosen, pid=None):
+    return {"type": "final-choice", "digest": f"c-{who}-{'-'.join(chosen)}", "slug": "gta",
+            "version": 1, "participant": who, "chosen": chosen,
+            **({"participant_id": pid} if pid is not None else {})}
+
+
+def test_a_final_choice_never_chooses_for_someone_else():
+    """A final-choice row naming another participant's submission (found by hypothesis in
+    test_ranking_oracle: the row went to the owner of the first digest it named) chooses
+    nothing for them: b's latest submission still counts, and a's own choice still holds."""
+    rows = [sub("b1", "b", 0.9, 0.1), sub("b2", "b", 0.5, 0.1), sub("a1", "a", 0.7, 0.1),
+            sub("a2", "a", 0.6, 0.1), final("a", ["b1", "a1"])]
+    table = {e.row["participant"]: e.row["digest"] for e in standings(SPEC, rows)}
+    assert table == {"b": "b2", "a": "a1"}
+
+
+def test_a_final_choice_follows_its_author_through_a_rename():
+    """The choice is the account's: recorded under the old login, it still counts after the
+    account renamed and submitted again under the new one."""
+    rows = [{**sub("o1", "old", 0.9, 0.1), "participant_id": 7},
+            {**sub("o2", "old", 0.5, 0.1), "participant_id": 7}, final("old", ["o1"]),
+            {**sub("n1", "new", 0.4, 0.1), "participant_id": 7}]
+    [entry] = standings(SPEC, rows)
+    assert (entry.row["digest"], entry.submissions) == ("o1", 3)
