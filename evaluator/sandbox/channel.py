@@ -23,13 +23,12 @@ line per message. Between PID 1 and the judge the messages are framed:
   up" it may ignore) and stops the run past either allowance; an empty payload sends nothing
   and just waits for a line (e.g. a load report); any figure may be `inf`;
 * PID 1 -> judge: `<kind> <cpu> <wall> <elapsed> <peak rss> <length>\\n<line>`, kind `R` (the
-  reply line),
-  or how the frame ended without one: `C` CPU over its allowance, `W` wall over its allowance,
-  `O` a line longer than the cap, `A` the workload wrote before it got its input, `E` the
-  workload closed its output or exited. After any kind but `R` PID 1 ends the run (after `E`
-  it gives the workload a moment to exit on its own, so its exit status tells how it ended),
-  as it does when the judge stops reading (`J`, never sent). `wall` is the wall time the frame
-  is *charged* (what its wall allowance is enforced on): `elapsed` less the time the workload
+  reply line), or how the frame ended without one: `C` CPU over its allowance, `W` wall over its
+  allowance, `O` a line longer than the cap, `A` the workload wrote before it got its input, `E`
+  the workload closed its output or exited. After any kind but `R` PID 1 ends the run (after `E`
+  it gives the workload a moment to exit on its own, so its exit status tells how it ended), as
+  it does when the judge stops reading (`J`, never sent). `wall` is the wall time the frame is
+  *charged* (what its wall allowance is enforced on): `elapsed` less the time the workload
   waited for a CPU (`credited_wall`); `elapsed` is the raw figure.
 
 What a frame is not charged for, besides waiting for a CPU: waiting for the relay. The workload's

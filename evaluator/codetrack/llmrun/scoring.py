@@ -80,15 +80,14 @@ def _method(protocol: dict[str, Any], visible_per_cell: set[int]) -> str:
 
 
 def final_runs(model_dir: Path, problems: Sequence[str] | None = None
-               ) -> list[tuple[Path, dict[str, Any]]]:
-    """The runs whose final solutions form the model's submission (one protocol), or a
-    ConfigError naming what is missing."""
+               ) -> tuple[list[tuple[Path, dict[str, Any]]], dict[str, Any]]:
+    """The runs whose final solutions form the model's submission and their one protocol,
+    or a ConfigError naming what is missing."""
     runs = code_runs(model_dir, problems)
     if not runs:
         raise ConfigError(f"{model_dir}: no code-track run with a final solution "
                           "(code-<problem>/summary.json with status sealed or scored)")
-    _protocol(runs)
-    return runs
+    return runs, _protocol(runs)
 
 
 def final_digest(model_dir: Path, problems: Sequence[str] | None = None) -> str:
@@ -96,7 +95,7 @@ def final_digest(model_dir: Path, problems: Sequence[str] | None = None) -> str:
     lays out as `solutions/<problem>.py`), computed from the files as data: the keyed step
     that derives the secret case seed reads the model's code but never runs it."""
     return submission_digest({f"{s['problem']}.py": run / SOLUTION
-                              for run, s in final_runs(model_dir, problems)})
+                              for run, s in final_runs(model_dir, problems)[0]})
 
 
 def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell: int = 10,
@@ -110,8 +109,7 @@ def score_model(model_dir: Path, *, config: JudgeConfig | None = None, per_cell:
     `final_digest(model_dir, problems)` under the board's committed secret (the row then
     records the commitment, as a pull request's does); None: digest-seeded cases."""
 
-    runs = final_runs(model_dir, problems)
-    protocol = _protocol(runs)
+    runs, protocol = final_runs(model_dir, problems)
     folder = Path(model_dir) / SUBMISSION_DIR
     if (folder / "solutions").exists():
         shutil.rmtree(folder / "solutions")
